@@ -1,0 +1,210 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the scenarios in guest/scenarios/ and by their tests
+# (tests/scenarios/).  Scenarios run inside the guest: 'make scenario S=N'.
+# Source it from bash, after tests/lib.sh's prerequisites (IOLAT_REPO):
+#	. "$IOLAT_REPO/guest/scenarios/lib.sh"
+#
+# It brings tests/lib.sh (null_blk, cgroups, fio jobs, swap) and adds the
+# duration knob, the iolat-top recording and jq summaries of a recording.
+# Sourcing it only defines things; scenario_begin starts a scenario.
+#
+# Knobs, from the environment:
+#	IOLAT_SECS	the length of each phase (each scenario has a default)
+#	IOLAT_INTERVAL	iolat-top's interval in the recording (default 1 s)
+#	IOLAT_OUT	where the recording goes (guest/run sets it to its run
+#			directory, seen on the host); /tmp without it
+
+if [ "${IOLAT_GUEST:-}" != 1 ]; then
+	echo "${0##*/}: scenarios run inside the guest: make scenario S=N" >&2
+	exit 2
+fi
+. "$IOLAT_REPO/tests/lib.sh"
+
+INTERVAL=${IOLAT_INTERVAL:-1}
+SCENARIO=${0##*/}
+REC=${IOLAT_OUT:-/tmp}/$SCENARIO.json
+
+# scenario_begin DEFAULT_SECS: read the knobs, check the tools, clean up
+# (background tools, cgroups, null_blk, swap) however the scenario ends.
+scenario_begin() {
+	SECS=${IOLAT_SECS:-$1}
+	if ! [[ $SECS =~ ^[0-9]+$ ]] || [ "$SECS" -lt 5 ]; then
+		fail "IOLAT_SECS='$SECS': want whole seconds, 5 or more"
+	fi
+	if ! [[ $INTERVAL =~ ^[0-9]+$ ]] || [ "$INTERVAL" -lt 1 ]; then
+		fail "IOLAT_INTERVAL='$INTERVAL': want whole seconds, 1 or more"
+	fi
+	need_tools
+	trap scenario_end EXIT
+}
+
+scenario_end() {
+	bg_stop
+	swapoff -a 2>/dev/null
+	cleanup >/dev/null
+}
+
+# bg_started: the last background job ($!) is a tool that bg_stop (of
+# tests/lib.sh) ends when the scenario exits, if tool_stop did not.
+bg_started() {
+	bg_track "$!"
+	trap scenario_end EXIT
+}
+
+# tool_stop PID...: SIGINT to all at once (the tools print their summary
+# on it: a bpftrace detaching its probes takes 10 s or more under TCG),
+# then wait for each, 90 s at most.
+tool_stop() {
+	local p
+	kill -INT "$@" 2>/dev/null
+	for p in "$@"; do
+		tracer_end 90 "$p" >/dev/null || kill -KILL "$p" 2>/dev/null
+	done
+	return 0
+}
+
+# record_start DEV: iolat-top -j on DEV every $INTERVAL s into $REC, for
+# an hour at most (record_stop ends it); returns once the first report is
+# in, so the events are attached before the workload starts.
+record_start() {
+	"$TOOLS/iolat-top" -j -d "$1" "$INTERVAL" $((3600 / INTERVAL)) \
+		>"$REC" 2>/tmp/iolat-top.err &
+	REC_PID=$!
+	bg_started
+	wait_for 120 test -s "$REC" ||
+		fail "iolat-top did not report: $(cat /tmp/iolat-top.err)"
+}
+
+record_stop() {
+	tool_stop "$REC_PID"
+	note "iolat-top recording: $(wc -l <"$REC") reports in $REC"
+}
+
+# now: the wall clock, as iolat-top's "time".
+now() { date +%s.%N; }
+
+# iops_of CGROUP DEV SECONDS: its IOPS over the next SECONDS, from io.stat.
+iops_of() {
+	local r0 w0 r1 w1
+	r0=$(iostat_key "$1" "$2" rios); w0=$(iostat_key "$1" "$2" wios)
+	sleep "$3"
+	r1=$(iostat_key "$1" "$2" rios); w1=$(iostat_key "$1" "$2" wios)
+	echo $(( (${r1:-0} + ${w1:-0} - ${r0:-0} - ${w0:-0}) / $3 ))
+}
+
+# vmstat_key KEY: KEY's value in /proc/vmstat (pswpout: pages swapped out).
+vmstat_key() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+
+# What follows reads a recording: $REC, or the file in REC when called
+# from a test.  Times are iolat-top's "time" (wall clock, as now()).
+#
+# rec_rows CGROUP [FROM [TO]]: the rows of CGROUP, one JSON object a line,
+# with the report's time added as "t", between FROM and TO if given.
+rec_rows() {
+	jq -c --arg cg "$1" --argjson from "${2:-0}" --argjson to "${3:-1e12}" \
+		'.time as $t | select($t >= $from and $t <= $to) |
+		 .cgroups[] | select(.cgroup == $cg) | . + {t: $t}' "$REC"
+}
+
+# rec_avg CGROUP FIELD [FROM [TO]]: FIELD's mean over CGROUP's rows ("-"
+# when there is none).
+rec_avg() {
+	rec_rows "$1" "${3:-0}" "${4:-1e12}" |
+		jq -rs --arg f "$2" 'map(.[$f]) | if length == 0 then "-"
+			else add / length | floor end'
+}
+
+# The jq definitions of the summaries: a row's depth as a number ("max"
+# as infinite), and one summary per (device, cgroup) over a recording.
+REC_JQ='
+def depthnum: if . == "max" then infinite else . end;
+def groups: [.[] | .time as $t | .cgroups[] | . + {t: $t}] |
+	group_by([.device, .cgroup]) | map({
+	cgroup: .[0].cgroup,
+	target_us: (map(.target_us | select(. != null)) | last),
+	iops: (map(.iops) | add / length | floor),
+	min_depth: (map(.depth | select(. != null)) |
+		if length == 0 then "?" else min_by(depthnum) end),
+	max_use_delay: (map(.use_delay) | max),
+	charged_ms: (map(.delay_charged_ms) | max),
+	paid_ms: (map(.delay_paid_ms) | max),
+	windows: (map(.windows // 0) | max),
+	windows_missed: (map(.windows_missed // 0) | max),
+	states: (map(.state) | unique | join(",")),
+	children: (map(.children | select(. != null)) | if length == 0 then null
+		else {min_cookie: (map(.cookie) | min),
+		      culprits: (map(.culprit | select(. != null)) | unique),
+		      scale_downs: (map(.scale_downs) | max),
+		      scale_ups: (map(.scale_ups) | max),
+		      timer_ups: (map(.timer_ups) | max)} end)
+	});
+'
+
+# rec_groups [CGROUP_PREFIX]: those summaries, one JSON object a line.
+rec_groups() {
+	jq -cs --arg p "${1:-/}" "$REC_JQ"' groups[] | select(.cgroup | startswith($p))' "$REC"
+}
+
+# rec_group CGROUP: CGROUP's summary ("null" when it has no row).
+rec_group() {
+	jq -cs --arg cg "$1" "$REC_JQ"' groups | map(select(.cgroup == $cg)) | .[0]' "$REC"
+}
+
+# rec_table [CGROUP_PREFIX]: the summaries as a table.
+rec_table() {
+	{
+		printf 'CGROUP\tTARGET\tIOPS\tMIN_DEPTH\tUSE_DELAY\tCHARGED_MS\tPAID_MS\tMISSED_WINDOWS\tSTATES\n'
+		rec_groups "${1:-/}" | jq -r '[.cgroup,
+			(if .target_us then "\(.target_us)us" else "-" end),
+			.iops, .min_depth, .max_use_delay,
+			(.charged_ms | floor), (.paid_ms | floor),
+			(if .windows > 0 then "\(.windows_missed)/\(.windows)" else "-" end),
+			.states] | @tsv'
+	} | column -t -s "$(printf '\t')"
+}
+
+# rec_parents [CGROUP_PREFIX]: each parent whose children's cookie moved,
+# by whom, how often.
+rec_parents() {
+	{
+		printf 'PARENT\tLOWEST_COOKIE\tDOWNS\tUPS\tTIMER_UPS\tCULPRITS\n'
+		rec_groups "${1:-/}" | jq -r 'select(.children != null) | .children as $c |
+			[.cgroup, $c.min_cookie, $c.scale_downs, $c.scale_ups,
+			 $c.timer_ups, ($c.culprits | join(",") | if . == "" then "-" else . end)] | @tsv'
+	} | column -t -s "$(printf '\t')"
+}
+
+# For tests/scenarios.
+#
+# run_scenario NAME SECS [VAR=VALUE...]: run scenario NAME with
+# IOLAT_SECS=SECS and the other knobs given; its output goes to
+# /tmp/NAME.out ($SCEN_OUT) and is shown.  Fails if the scenario does.
+# REC is then its recording, checked: JSON lines, no event lost.
+run_scenario() {
+	local name=$1 secs=$2 rc
+	shift 2
+	SCEN_OUT=/tmp/$name.out
+	env IOLAT_SECS="$secs" "$@" "$IOLAT_REPO/guest/scenarios/$name" >"$SCEN_OUT" 2>&1
+	rc=$?
+	cat "$SCEN_OUT"
+	[ $rc = 0 ] || fail "scenario $name exited $rc"
+	REC=${IOLAT_OUT:-/tmp}/$name.json
+	jq -e . "$REC" >/dev/null || fail "recording $REC is not JSON lines"
+	[ "$(jq -s 'map(.lost_events) | max' "$REC")" = 0 ] ||
+		fail "iolat-top lost events in $REC"
+}
+
+# summary_col LABEL N: field N of the summary line whose first
+# tab-separated field is LABEL.
+summary_col() {
+	awk -F'\t' -v l="$1" -v n="$2" '$1 == l { print $n; exit }' "$SCEN_OUT"
+}
+
+# group_check CGROUP JQ_EXPR WHAT: CGROUP's summary (rec_group) passes
+# JQ_EXPR, or the test fails saying WHAT.
+group_check() {
+	local g
+	g=$(rec_group "$1")
+	echo "$g" | jq -e "$2" >/dev/null || fail "$1: $3: $g"
+	note "$1: $3"
+}
