@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the iolat BPF programs.  Each program includes this
+ * once; the filter it declares is set by the front-end before load.
+ */
+#ifndef __IOLAT_BPF_H
+#define __IOLAT_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "iolat.h"
+
+/* 0: every device; else the kernel dev_t to keep (-d DEV). */
+const volatile __u32 targ_dev = 0;
+
+/* Events that could not be recorded: a full map or ring buffer. */
+__u64 lost = 0;
+
+static __always_inline void count_lost(void)
+{
+	__sync_fetch_and_add(&lost, 1);
+}
+
+/* The (device, cgroup) an event is about, from its blkg. */
+static __always_inline struct iolat_key blkg_key(struct blkcg_gq *blkg)
+{
+	struct iolat_key key = {};
+	struct gendisk *disk = BPF_CORE_READ(blkg, q, disk);
+
+	key.cgroup_id = BPF_CORE_READ(blkg, blkcg, css.cgroup, kn, id);
+	if (disk)
+		key.dev = IOLAT_MKDEV(BPF_CORE_READ(disk, major),
+				      BPF_CORE_READ(disk, first_minor));
+	return key;
+}
+
+/* The value for @key in @map, created from @init if missing. */
+static __always_inline void *lookup_or_init(void *map, const void *key,
+					    const void *init)
+{
+	void *val = bpf_map_lookup_elem(map, key);
+	long err;
+
+	if (val)
+		return val;
+	err = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	if (err && err != -17 /* EEXIST: another CPU won */) {
+		count_lost();
+		return NULL;
+	}
+	return bpf_map_lookup_elem(map, key);
+}
+
+static __always_inline bool dev_filtered(const struct iolat_key *key)
+{
+	return targ_dev && key->dev != targ_dev;
+}
+
+#endif /* __IOLAT_BPF_H */

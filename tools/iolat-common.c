@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Front-end helpers shared by the iolat tools. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <mntent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include "iolat.h"
+#include "iolat-common.h"
+
+volatile sig_atomic_t iolat_exiting;
+bool iolat_verbose;
+
+static void on_signal(int sig)
+{
+	iolat_exiting = 1;
+}
+
+void iolat_handle_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int iolat_libbpf_print(enum libbpf_print_level level, const char *fmt,
+		       va_list args)
+{
+	if (level == LIBBPF_DEBUG && !iolat_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+int iolat_preflight(const char *tool)
+{
+	struct btf *btf;
+	int found;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "%s: must be run as root (it loads BPF programs)\n",
+			tool);
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr, "%s: the kernel has no BTF (/sys/kernel/btf/vmlinux): "
+			"it needs CONFIG_DEBUG_INFO_BTF=y\n", tool);
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		fprintf(stderr, "%s: cannot read the kernel BTF: %s\n", tool,
+			strerror(errno));
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	found = btf__find_by_name_kind(btf, "btf_trace_iolatency_window",
+				       BTF_KIND_TYPEDEF);
+	btf__free(btf);
+	if (found < 0) {
+		fprintf(stderr, "%s: this kernel has no iolatency tracepoints; "
+			"build it with the series in patches/ (see README.md)\n",
+			tool);
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	return IOLAT_EXIT_OK;
+}
+
+int iolat_load_attach(const char *tool, struct bpf_object_skeleton *skel)
+{
+	int err = bpf_object__load_skeleton(skel);
+
+	if (err) {
+		fprintf(stderr, "%s: failed to load BPF object: %s\n", tool,
+			strerror(-err));
+		return IOLAT_EXIT_ERROR;
+	}
+	err = bpf_object__attach_skeleton(skel);
+	if (err) {
+		fprintf(stderr, "%s: failed to attach BPF programs: %s\n", tool,
+			strerror(-err));
+		return IOLAT_EXIT_ERROR;
+	}
+	return IOLAT_EXIT_OK;
+}
+
+int iolat_parse_regex(const char *tool, const char *arg, regex_t *re)
+{
+	int err = regcomp(re, arg, REG_EXTENDED | REG_NOSUB);
+	char msg[128];
+
+	if (!err)
+		return IOLAT_EXIT_OK;
+	regerror(err, re, msg, sizeof(msg));
+	fprintf(stderr, "%s: invalid regex '%s': %s\n", tool, arg, msg);
+	return IOLAT_EXIT_USAGE;
+}
+
+int iolat_parse_interval(const char *tool, const char *arg, double *secs)
+{
+	char *end;
+
+	errno = 0;
+	*secs = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*secs > 0) || *secs > 86400) {
+		fprintf(stderr, "%s: invalid interval '%s': want seconds, "
+			"more than 0 and at most 86400\n", tool, arg);
+		return IOLAT_EXIT_USAGE;
+	}
+	return IOLAT_EXIT_OK;
+}
+
+int iolat_parse_count(const char *tool, const char *arg, long *count)
+{
+	char *end;
+
+	errno = 0;
+	*count = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || *count < 1) {
+		fprintf(stderr, "%s: invalid count '%s': want a whole number >= 1\n",
+			tool, arg);
+		return IOLAT_EXIT_USAGE;
+	}
+	return IOLAT_EXIT_OK;
+}
+
+int iolat_parse_dev(const char *tool, const char *arg, __u32 *dev)
+{
+	unsigned int ma, mi;
+	char path[PATH_MAX], extra;
+	struct stat st;
+
+	if (sscanf(arg, "%u:%u%c", &ma, &mi, &extra) == 2) {
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", ma, mi);
+		if (access(path, F_OK)) {
+			fprintf(stderr, "%s: no block device %s\n", tool, arg);
+			return IOLAT_EXIT_USAGE;
+		}
+		*dev = IOLAT_MKDEV(ma, mi);
+		return IOLAT_EXIT_OK;
+	}
+	if (strchr(arg, '/'))
+		snprintf(path, sizeof(path), "%s", arg);
+	else
+		snprintf(path, sizeof(path), "/dev/%s", arg);
+	if (stat(path, &st) || !S_ISBLK(st.st_mode)) {
+		fprintf(stderr, "%s: no block device '%s' (%s)\n", tool, arg,
+			path);
+		return IOLAT_EXIT_USAGE;
+	}
+	*dev = IOLAT_MKDEV(major(st.st_rdev), minor(st.st_rdev));
+	return IOLAT_EXIT_OK;
+}
+
+#define DEV_CACHE 64
+static struct {
+	__u32 dev;
+	int rot;
+	char name[32];
+} dev_cache[DEV_CACHE];
+static int dev_cache_n;
+
+void iolat_dev_cache_reset(void)
+{
+	dev_cache_n = 0;
+}
+
+static int dev_rotational_read(__u32 dev)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int rot = -1;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/rotational",
+		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &rot) != 1)
+		rot = -1;
+	fclose(f);
+	return rot;
+}
+
+/* The cache slot of @dev, filled from sysfs; -1 when it is gone. */
+static int dev_lookup(__u32 dev)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	ssize_t len;
+	int i, slot;
+
+	for (i = 0; i < dev_cache_n; i++)
+		if (dev_cache[i].dev == dev)
+			return i;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
+		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
+	len = readlink(link, target, sizeof(target) - 1);
+	if (len <= 0)
+		return -1;	/* gone: do not cache a stale name */
+	target[len] = '\0';
+	slot = dev_cache_n < DEV_CACHE ? dev_cache_n++ : (int)(dev % DEV_CACHE);
+	dev_cache[slot].dev = dev;
+	dev_cache[slot].rot = dev_rotational_read(dev);
+	snprintf(dev_cache[slot].name, sizeof(dev_cache[slot].name), "%s",
+		 strrchr(target, '/') + 1);
+	return slot;
+}
+
+const char *iolat_dev_name(__u32 dev)
+{
+	static char fallback[32];
+	int slot = dev_lookup(dev);
+
+	if (slot >= 0)
+		return dev_cache[slot].name;
+	snprintf(fallback, sizeof(fallback), "%u:%u", IOLAT_MAJOR(dev),
+		 IOLAT_MINOR(dev));
+	return fallback;
+}
+
+int iolat_dev_rotational(__u32 dev)
+{
+	int slot = dev_lookup(dev);
+
+	return slot >= 0 ? dev_cache[slot].rot : -1;
+}
+
+const char *iolat_cgroup_root(void)
+{
+	static char root[PATH_MAX];
+	struct mntent *m;
+	FILE *f;
+
+	if (root[0])
+		return root;
+	snprintf(root, sizeof(root), "/sys/fs/cgroup");
+	f = setmntent("/proc/self/mounts", "r");
+	if (!f)
+		return root;
+	while ((m = getmntent(f)))
+		if (!strcmp(m->mnt_type, "cgroup2")) {
+			snprintf(root, sizeof(root), "%s", m->mnt_dir);
+			break;
+		}
+	endmntent(f);
+	return root;
+}
+
+static int cgroups_add(struct iolat_cgroups *cgs, __u64 id, const char *path,
+		       long parent)
+{
+	if (cgs->n == cgs->cap) {
+		size_t cap = cgs->cap ? cgs->cap * 2 : 256;
+		struct iolat_cgroup *v = realloc(cgs->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		cgs->v = v;
+		cgs->cap = cap;
+	}
+	cgs->v[cgs->n].id = id;
+	cgs->v[cgs->n].parent = parent;
+	cgs->v[cgs->n].path = strdup(path);
+	if (!cgs->v[cgs->n].path)
+		return -ENOMEM;
+	cgs->n++;
+	return 0;
+}
+
+/*
+ * The children of the cgroup at index @self, depth first.  readdir's d_ino
+ * is the kernfs id, the cgroup id the events carry, so nothing is stat()ed:
+ * a cgroup directory holds dozens of files, and a walk that looked at each
+ * cost more than everything else iolat-top does in an interval.
+ */
+static int cgroups_walk(struct iolat_cgroups *cgs, int dfd, long self)
+{
+	struct dirent *de;
+	DIR *dir = fdopendir(dfd);
+	int err = 0;
+
+	if (!dir) {
+		close(dfd);
+		return errno == ENOENT ? 0 : -errno;
+	}
+	while (!err && (de = readdir(dir))) {
+		char path[PATH_MAX];
+		int cfd;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s",
+			 self ? cgs->v[self].path : "", de->d_name);
+		err = cgroups_add(cgs, de->d_ino, path, self);
+		if (err)
+			break;
+		/* Cgroups come and go while we walk: a vanished one is no error. */
+		cfd = openat(dirfd(dir), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cfd >= 0)
+			err = cgroups_walk(cgs, cfd, cgs->n - 1);
+	}
+	closedir(dir);
+	return err;
+}
+
+static const struct iolat_cgroups *sorting;
+
+static int cmp_id(const void *a, const void *b)
+{
+	__u64 x = sorting->v[*(const size_t *)a].id;
+	__u64 y = sorting->v[*(const size_t *)b].id;
+
+	return x < y ? -1 : x > y;
+}
+
+void iolat_cgroups_free(struct iolat_cgroups *cgs)
+{
+	size_t i;
+
+	for (i = 0; i < cgs->n; i++)
+		free(cgs->v[i].path);
+	free(cgs->v);
+	free(cgs->by_id);
+	memset(cgs, 0, sizeof(*cgs));
+}
+
+int iolat_cgroups_scan(struct iolat_cgroups *cgs)
+{
+	const char *root = iolat_cgroup_root();
+	struct stat st;
+	size_t i;
+	int dfd, err;
+
+	iolat_cgroups_free(cgs);
+	dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st)) {
+		err = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		return err;
+	}
+	err = cgroups_add(cgs, st.st_ino, "/", -1);
+	if (!err)
+		err = cgroups_walk(cgs, dfd, 0);
+	else
+		close(dfd);
+	if (!err) {
+		cgs->by_id = malloc(cgs->n * sizeof(*cgs->by_id));
+		if (!cgs->by_id)
+			err = -ENOMEM;
+	}
+	if (err) {
+		iolat_cgroups_free(cgs);
+		return err;
+	}
+	for (i = 0; i < cgs->n; i++)
+		cgs->by_id[i] = i;
+	sorting = cgs;
+	qsort(cgs->by_id, cgs->n, sizeof(*cgs->by_id), cmp_id);
+	return 0;
+}
+
+long iolat_cgroups_find(const struct iolat_cgroups *cgs, __u64 id)
+{
+	size_t lo = 0, hi = cgs->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		__u64 got = cgs->v[cgs->by_id[mid]].id;
+
+		if (got == id)
+			return cgs->by_id[mid];
+		if (got < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+const char *iolat_cgroups_path(const struct iolat_cgroups *cgs, __u64 id)
+{
+	long i = iolat_cgroups_find(cgs, id);
+
+	return i >= 0 ? cgs->v[i].path : NULL;
+}
+
+void iolat_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+const char *iolat_clock(double t)
+{
+	static char buf[32];
+	time_t secs = (time_t)t;
+	struct tm tm;
+	size_t len;
+
+	localtime_r(&secs, &tm);
+	len = strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
+	snprintf(buf + len, sizeof(buf) - len, ".%03d", (int)((t - secs) * 1000));
+	return buf;
+}
+
+static double clock_secs(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double iolat_now(void)
+{
+	return clock_secs(CLOCK_REALTIME);
+}
+
+double iolat_mono(void)
+{
+	return clock_secs(CLOCK_MONOTONIC);
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Front-end helpers shared by the iolat tools. */
+#ifndef __IOLAT_COMMON_H
+#define __IOLAT_COMMON_H
+
+#include <regex.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+/* Exit statuses, as documented in every tool's --help. */
+#define IOLAT_EXIT_OK		0
+#define IOLAT_EXIT_ERROR	1	/* run-time failure */
+#define IOLAT_EXIT_USAGE	2	/* bad arguments */
+#define IOLAT_EXIT_UNSUPPORTED	3	/* not root, no BTF, no iolatency events */
+
+extern volatile sig_atomic_t iolat_exiting;
+extern bool iolat_verbose;
+
+/* SIGINT and SIGTERM set iolat_exiting; the poll loops then end cleanly. */
+void iolat_handle_signals(void);
+int iolat_libbpf_print(enum libbpf_print_level level, const char *fmt,
+		       va_list args);
+
+/*
+ * Can this kernel run the tools?  Root, kernel BTF and the iolatency
+ * tracepoints (patches/); says which is missing.  Returns an exit status.
+ */
+int iolat_preflight(const char *tool);
+
+/* Load and attach a skeleton's programs, saying what failed. */
+int iolat_load_attach(const char *tool, struct bpf_object_skeleton *skel);
+
+/* -c REGEX: compile a POSIX extended regex, saying why it is bad. */
+int iolat_parse_regex(const char *tool, const char *arg, regex_t *re);
+
+/* Positionals: INTERVAL in seconds (> 0, fractions allowed), COUNT >= 1. */
+int iolat_parse_interval(const char *tool, const char *arg, double *secs);
+int iolat_parse_count(const char *tool, const char *arg, long *count);
+
+/* -d DEV: "nullb0", "/dev/nullb0" or "MAJ:MIN", to the kernel's dev_t. */
+int iolat_parse_dev(const char *tool, const char *arg, __u32 *dev);
+/*
+ * The disk name of @dev ("nullb0"), or "MAJ:MIN" once it is gone.  Names
+ * and queue types are cached until iolat_dev_cache_reset(): call it once
+ * an interval, as a device number can come back as another device.
+ */
+const char *iolat_dev_name(__u32 dev);
+/* 1 rotational, 0 not, -1 unknown. */
+int iolat_dev_rotational(__u32 dev);
+void iolat_dev_cache_reset(void);
+
+/*
+ * The cgroup2 hierarchy: ids (directory inodes) and paths ("/a/b"), the
+ * root first and every cgroup before its children.
+ */
+struct iolat_cgroup {
+	__u64 id;
+	char *path;
+	long parent;		/* index in v; -1 for the root */
+};
+
+struct iolat_cgroups {
+	struct iolat_cgroup *v;
+	size_t n, cap;
+	size_t *by_id;		/* indexes into v, by id */
+};
+
+const char *iolat_cgroup_root(void);
+int iolat_cgroups_scan(struct iolat_cgroups *cgs);
+/* The index of cgroup @id in cgs->v, or -1. */
+long iolat_cgroups_find(const struct iolat_cgroups *cgs, __u64 id);
+const char *iolat_cgroups_path(const struct iolat_cgroups *cgs, __u64 id);
+void iolat_cgroups_free(struct iolat_cgroups *cgs);
+
+/* Write @s as a JSON string, quotes included. */
+void iolat_json_str(FILE *f, const char *s);
+/* "HH:MM:SS.mmm" of @t (seconds since the epoch), local time. */
+const char *iolat_clock(double t);
+double iolat_now(void);	/* CLOCK_REALTIME in seconds */
+double iolat_mono(void);	/* CLOCK_MONOTONIC in seconds */
+
+#endif /* __IOLAT_COMMON_H */
