@@ -1,0 +1,15 @@
+# The guest runs the kernel that was just built, not some other one.
+. "$IOLAT_REPO/tests/lib.sh"
+
+[ -n "${IOLAT_KERNEL_RELEASE:-}" ] || fail "tests/run did not pass the expected release"
+note "expect $IOLAT_KERNEL_RELEASE #$IOLAT_KERNEL_VERSION"
+note "have   $(uname -r) $(uname -v)"
+[ "$(uname -r)" = "$IOLAT_KERNEL_RELEASE" ] ||
+	fail "uname -r is $(uname -r), built $IOLAT_KERNEL_RELEASE"
+[ "$(uname -v)" = "$IOLAT_KERNEL_VERSION" ] ||
+	fail "uname -v is '$(uname -v)', built '$IOLAT_KERNEL_VERSION'"
+# The guest's root is the host's, read-only: a write must fail.
+if touch /usr/iolat-write-test 2>/dev/null; then
+	rm -f /usr/iolat-write-test
+	fail "the root file system is writable"
+fi

@@ -1,0 +1,11 @@
+# BTF is there and describes the io.latency controller's private structs,
+# which CO-RE tools read.
+. "$IOLAT_REPO/tests/lib.sh"
+
+[ -s /sys/kernel/btf/vmlinux ] || fail "/sys/kernel/btf/vmlinux missing or empty"
+bpftool btf dump file /sys/kernel/btf/vmlinux format raw >/tmp/btf.txt ||
+	fail "bpftool cannot read the kernel BTF"
+for t in "STRUCT 'iolatency_grp'" "STRUCT 'blkcg_gq'" "STRUCT 'child_latency_info'"; do
+	grep -q "$t" /tmp/btf.txt || fail "kernel BTF lacks $t"
+done
+note "$(wc -l </tmp/btf.txt) BTF types"

@@ -1,0 +1,84 @@
+# tools/iolat-plot on the host: usage and errors with their exit codes,
+# then PNGs from synthetic recordings shaped like 'iolat-top -j' output
+# (tools/iolat-top.c print_json): a non-rotational device alone, and one
+# beside a rotational device.  IOLAT_PLOT_KEEP=DIR keeps them there, to
+# look at.
+. "$(dirname "$0")/lib.sh"
+P=$REPO/tools/iolat-plot
+command -v jq >/dev/null || skip "no jq"
+command -v gnuplot >/dev/null || skip "no gnuplot (make deps installs gnuplot-nox)"
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+
+# row DEV ROT CGROUP ID TARGET WINDOW DEPTH USE_DELAY CHG PAID [CHILDREN]:
+# one cgroup's object; WINDOW and CHILDREN are JSON (or null / absent).
+row() {
+	local win=$6 extra=
+	[ "$win" = null ] || extra=',"windows":40,"windows_missed":38'
+	printf '{"device":"%s","rotational":%s,"cgroup":"%s","cgroup_id":%s,"target_us":%s,"window":%s%s,"iops":%s.0,"read_mbps":1.250,"write_mbps":0.000,"depth":%s,"cookie":999992,"state":"%s","use_delay":%s,"delay_charged_ms_per_s":%s,"delay_paid_ms_per_s":%s,"throttled_bios_per_s":12.0,"delay_charged_ms":100.000,"delay_paid_ms":80.000,"throttled_bios":120%s}' \
+		"$1" "$2" "$3" "$4" "$5" "$win" "$extra" $((300 + RANDOM % 50)) "$7" \
+		"$( [ "$8" -gt 0 ] && echo delayed || echo ok)" "$8" "$9" "${10}" "${11:+,\"children\":${11}}"
+}
+# synth FILE MIXED: 40 one-second reports; loose's depth halves to 1, then
+# induced delay, then tight stops and loose recovers to max.
+synth() {
+	local i depth use chg paid win rwin
+	: >"$1"
+	for i in $(seq 0 39); do
+		case $i in
+		[0-4]) depth='"max"' ;; 5) depth=8 ;; 6) depth=4 ;; 7) depth=2 ;;
+		2[6-9]|3[0-3]) depth=$((i - 24)) ;; 3[4-9]) depth='"max"' ;; *) depth=1 ;;
+		esac
+		use=0 chg=0.000 paid=0.000
+		if [ "$i" -ge 9 ] && [ "$i" -le 25 ]; then use=$(( (i - 7) / 2 )) chg=$((i * 3)).500 paid=$((i * 2)).250; fi
+		win='{"met":false,"samples":41,"win_ms":100,"idle":false,"action":5,"stat":"missed","missed":41,"missed_pct":100.0}'
+		[ "$i" -ge 25 ] && win='{"met":true,"samples":40,"win_ms":100,"idle":true,"action":0,"stat":"missed","missed":0,"missed_pct":0.0}'
+		printf '{"time":%s.%03d,"interval_s":1.000,"lost_events":0,"cgroups":[' $((1764763200 + i)) $((RANDOM % 1000))
+		row iolat0 false /iolat-p 4242 null null null 0 0.000 0.000 \
+			'{"cookie":999968,"culprit":"/iolat-p/tight","scale_downs":16,"scale_ups":0,"timer_ups":0}'
+		printf ,
+		row iolat0 false /iolat-p/loose 4243 null null "$depth" "$use" "$chg" "$paid"
+		printf ,
+		row iolat0 false /iolat-p/tight 4244 1000 "$win" null 0 0.000 0.000
+		if [ "$2" = mixed ]; then
+			rwin="{\"met\":$( [ $((i % 3)) = 0 ] && echo true || echo false),\"samples\":30,\"win_ms\":400,\"idle\":false,\"action\":1,\"stat\":\"mean\",\"mean_us\":$((18000 + (i % 5) * 3000))}"
+			printf ,
+			row vda true '/iolat-r/db \"quoted\"' 5000 25000 "$rwin" null 0 0.000 0.000
+		fi
+		printf ']}\n'
+	done >>"$1"
+}
+synth "$t/nonrot.json" nonrot
+synth "$t/mixed.json" mixed
+jq -e . "$t/nonrot.json" "$t/mixed.json" >/dev/null || fail "the synthetic recordings are not JSON"
+
+"$P" --help | grep -q '^usage: iolat-plot' || fail "--help prints no usage"
+expect 2 'no recording given' "$P"
+expect 2 'unknown option -x' "$P" -x "$t/nonrot.json"
+expect 2 'no such file' "$P" "$t/absent.json"
+expect 2 'bad size' "$P" -s 12x "$t/nonrot.json"
+expect 2 'give the PNG with -o' "$P" -
+echo 'not json' >"$t/bad.json"
+expect 1 'not an iolat-top -j recording' "$P" "$t/bad.json"
+echo '{"time":1.0,"interval_s":1.0,"lost_events":0,"cgroups":[]}' >"$t/empty.json"
+expect 1 'nothing to plot' "$P" "$t/empty.json"
+expect 1 'nothing to plot.*matching' "$P" -c '^/nowhere' -o "$t/x.png" "$t/nonrot.json"
+expect 1 'jq not found' env PATH=/nonexistent /bin/bash "$P" "$t/nonrot.json"
+mkdir "$t/bin" && ln -s "$(command -v jq)" "$t/bin/jq"
+expect 1 'gnuplot not found' env PATH="$t/bin" /bin/bash "$P" "$t/nonrot.json"
+
+png_ok() {	# FILE: a PNG of the default size
+	[ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] || fail "$1 is not a PNG"
+	[ "$(od -An -tu1 -j16 -N8 "$1" | awk '{ print $1*2^24+$2*2^16+$3*2^8+$4 "x" $5*2^24+$6*2^16+$7*2^8+$8 }')" = 1200x900 ] ||
+		fail "$1 is not 1200x900"
+}
+"$P" "$t/nonrot.json" >"$t/out" 2>&1 || fail "iolat-plot failed: $(cat "$t/out")"
+png_ok "$t/nonrot.png"
+"$P" -o "$t/mixed.png" -t 'mixed devices' "$t/mixed.json" || fail "iolat-plot failed on two devices"
+png_ok "$t/mixed.png"
+"$P" -o "$t/stdin.png" - <"$t/nonrot.json" || fail "iolat-plot failed on standard input"
+png_ok "$t/stdin.png"
+"$P" -c loose -o "$t/loose.png" "$t/nonrot.json" || fail "iolat-plot -c failed"
+png_ok "$t/loose.png"
+[ -n "${IOLAT_PLOT_KEEP:-}" ] && cp "$t"/*.png "$t"/*.json "$IOLAT_PLOT_KEEP"/
+note "PNGs: $(ls "$t"/*.png | wc -l)"

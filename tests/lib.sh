@@ -1,0 +1,665 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for tests that run inside the guest.  Source it from bash:
+#	. "$IOLAT_REPO/tests/lib.sh"
+#
+# A test exits 0 to pass, 1 to fail and 77 to be skipped; fail and skip say
+# why on the last line they print.  Everything a test creates is named
+# iolat-*, so cleanup() can remove what a failed test left behind.
+
+set -u
+
+CG=/sys/fs/cgroup
+NULLB_CFS=/sys/kernel/config/nullb
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+note() { echo "# $*"; }
+
+[ "${IOLAT_GUEST:-}" = 1 ] || fail "tests run inside the guest: use tests/run"
+
+# nullb_create NAME [attr=value...]: a null_blk device through configfs.
+# Defaults suit io.latency: timer completions (irqmode=2) so latency is
+# real, memory backed so data survives, 256 MiB.
+nullb_create() {
+	local name=$1 kv key
+	shift
+	[[ $name == iolat* ]] || fail "nullb_create: name must start with iolat"
+	mkdir "$NULLB_CFS/$name" || fail "cannot create null_blk $name"
+	for kv in size=256 memory_backed=1 irqmode=2 completion_nsec=100000 \
+		  hw_queue_depth=64 blocksize=4096 "$@"; do
+		key=${kv%%=*}
+		echo "${kv#*=}" >"$NULLB_CFS/$name/$key" ||
+			fail "null_blk $name: cannot set $kv"
+	done
+	echo 1 >"$NULLB_CFS/$name/power" || fail "null_blk $name: power on failed"
+	local i
+	for i in $(seq 50); do
+		[ -b "/dev/$name" ] && return 0
+		sleep 0.1
+	done
+	fail "null_blk $name: /dev/$name did not appear"
+}
+
+nullb_remove() {
+	[ -d "$NULLB_CFS/$1" ] || return 0
+	echo 0 >"$NULLB_CFS/$1/power" 2>/dev/null
+	rmdir "$NULLB_CFS/$1"
+}
+
+# majmin DEV: "MAJ:MIN" of /dev/DEV.
+majmin() { cat "/sys/block/$1/dev" || fail "no block device $1"; }
+
+# cg_create PATH: a cgroup below the root, with io (and memory) enabled
+# on the way down so that PATH can have io.latency.
+cg_create() {
+	local path=$1 cur=$CG part
+	[[ $path == iolat* ]] || fail "cg_create: path must start with iolat"
+	IFS=/ read -ra parts <<<"$path"
+	for part in "${parts[@]}"; do
+		[ -d "$cur" ] && [ "$cur" != "$CG" ] &&
+			echo "+io +memory" >"$cur/cgroup.subtree_control" 2>/dev/null
+		cur=$cur/$part
+		[ -d "$cur" ] || mkdir "$cur" || fail "cannot create cgroup $cur"
+	done
+}
+
+# cg_kill PATH: kill every task in PATH and below, and wait for them.
+cg_kill() {
+	local d i
+	[ -d "$CG/$1" ] || return 0
+	for i in $(seq 50); do
+		local pids
+		pids=$(find "$CG/$1" -name cgroup.procs -exec cat {} + 2>/dev/null)
+		[ -z "$pids" ] && return 0
+		kill -9 $pids 2>/dev/null
+		sleep 0.1
+	done
+	echo "cg_kill: tasks left in $1" >&2
+	return 1
+}
+
+# cg_remove PATH: kill its tasks and remove it and its children.
+cg_remove() {
+	[ -d "$CG/$1" ] || return 0
+	cg_kill "$1"
+	find "$CG/$1" -depth -type d -exec rmdir {} \; 2>/dev/null
+	[ ! -d "$CG/$1" ]
+}
+
+# cg_run PATH CMD...: run CMD inside cgroup PATH (in the background with &).
+cg_run() {
+	local path=$1
+	shift
+	bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG/$path" "$@"
+}
+
+# io_latency_set PATH DEV TARGET_US: write io.latency, failing loudly.
+io_latency_set() {
+	echo "$(majmin "$2") target=$3" >"$CG/$1/io.latency" ||
+		fail "cannot set io.latency of $1 on $2 to $3"
+}
+
+# iostat_key PATH DEV KEY: KEY's value in PATH's io.stat line for DEV.
+iostat_key() {
+	local mm
+	mm=$(majmin "$2")
+	awk -v mm="$mm" -v key="$3" '$1 == mm {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) print kv[2] }
+	}' "$CG/$1/io.stat"
+}
+
+debug_stats() {
+	echo "${1:-1}" >/sys/module/blk_cgroup/parameters/blkcg_debug_stats ||
+		fail "cannot set blkcg_debug_stats"
+}
+
+# cleanup: remove every iolat-* cgroup and null_blk device, stop tracing,
+# drop iolatency event filters and iolat-* trace instances.
+cleanup() {
+	local d
+	for d in "$CG"/iolat*; do
+		[ -d "$d" ] && cg_remove "${d#$CG/}"
+	done
+	for d in "$NULLB_CFS"/iolat*; do
+		[ -d "$d" ] && nullb_remove "${d##*/}"
+	done
+	echo 0 >/sys/kernel/tracing/tracing_on 2>/dev/null
+	echo 0 >/sys/kernel/tracing/events/enable 2>/dev/null
+	for d in /sys/kernel/tracing/events/iolatency/*/filter; do
+		[ -f "$d" ] && echo 0 >"$d" 2>/dev/null
+	done
+	for d in /sys/kernel/tracing/instances/iolat*; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	done
+	rm -f /tmp/iolat-*.hold /tmp/iolat-*.stop
+	echo >/sys/kernel/tracing/trace 2>/dev/null
+	echo 1 >/sys/kernel/tracing/tracing_on 2>/dev/null
+	return 0
+}
+
+# fio_job CGROUP NAME DEV SECONDS FIO_ARG...: a time-based fio job named
+# NAME on /dev/DEV, in CGROUP (created if need be), in the background: $!
+# is its pid.  Its JSON report goes to /tmp/NAME.json when it ends by
+# itself (fio_report reads it).
+fio_job() {
+	local cg=$1 name=$2 dev=$3 secs=$4
+	shift 4
+	cg_create "$cg"
+	cg_run "$cg" fio --name="$name" --filename="/dev/$dev" --direct=1 \
+		--time_based --runtime="$secs" --eta=never \
+		--output-format=json --output="/tmp/$name.json" "$@" >/dev/null 2>&1 &
+}
+
+# The workloads: 4k random reads, bulk (one thread, queue depth 64) or
+# synchronous (queue depth 1, the latency-sensitive kind).
+FIO_BULK=(--rw=randread --bs=4k --ioengine=libaio --iodepth=64)
+FIO_SYNC=(--rw=randread --bs=4k --ioengine=psync)
+
+# fio_report NAME [LABEL]: "LABEL<tab>IOPS<tab>p50_us<tab>p99_us" of the
+# reads of fio job NAME (LABEL defaults to NAME).
+fio_report() {
+	[ -s "/tmp/$1.json" ] || fail "fio job $1 left no report"
+	jq -r --arg n "${2:-$1}" '.jobs[0].read | [$n, .iops,
+		(.clat_ns.percentile["50.000000"] // 0) / 1000,
+		(.clat_ns.percentile["99.000000"] // 0) / 1000] |
+		"\(.[0])\t\(.[1] | floor)\t\(.[2] | floor)\t\(.[3] | floor)"' \
+		"/tmp/$1.json" || fail "cannot read fio report /tmp/$1.json"
+}
+
+# The two-sibling scenario of the tests: iolat-p/tight has an io.latency
+# target on DEV, iolat-p/loose has none and floods DEV.  Both are fio_jobs
+# (reports in /tmp/loose.json, /tmp/tight.json); FIO_ARGs are added to
+# their options.
+#
+# loose_start DEV [SECONDS [FIO_ARG...]]: FIO_BULK in loose.
+loose_start() {
+	local dev=$1 secs=${2:-600}
+	shift $(($# < 2 ? $# : 2))
+	fio_job iolat-p/loose loose "$dev" "$secs" "${FIO_BULK[@]}" "$@"
+	LOOSE_PID=$!
+}
+
+# tight_start DEV TARGET_US [SECONDS [FIO_ARG...]]: FIO_SYNC in tight;
+# TARGET_US "off" sets no target.
+tight_start() {
+	local dev=$1 target=$2 secs=${3:-600}
+	shift $(($# < 3 ? $# : 3))
+	cg_create iolat-p/tight
+	[ "$target" = off ] || io_latency_set iolat-p/tight "$dev" "$target"
+	fio_job iolat-p/tight tight "$dev" "$secs" "${FIO_SYNC[@]}" "$@"
+	TIGHT_PID=$!
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
+wait_for() {
+	local end=$(($(date +%s) + $1))
+	shift
+	while ! "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# timed_wait SECONDS WHAT CMD...: wait_for SECONDS CMD..., noting how long
+# WHAT took (also left in $WAITED, seconds); returns 1, noted, when WHAT
+# did not happen in time.
+timed_wait() {
+	local secs=$1 what=$2 t0=$EPOCHREALTIME
+	shift 2
+	wait_for "$secs" "$@" || { note "$what: not within $secs s"; return 1; }
+	WAITED=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+	note "$what: after $WAITED s (bound $secs s)"
+}
+
+# pid_gone PID: the process has ended.
+pid_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# The reliability suite: throttled groups that go away, targets dropped
+# under pressure, and what is left behind.
+
+# is_delayed DEV PATH...: io.stat says each PATH is held at depth 1 on DEV
+# with induced delay on (use_delay >= 1).  is_unthrottled DEV PATH...:
+# each is at depth max with use_delay 0.  Both need debug_stats.
+is_delayed() {
+	local dev=$1 p
+	shift
+	for p in "$@"; do
+		[ "$(iostat_key "$p" "$dev" depth)" = 1 ] || return 1
+		[ "$(iostat_key "$p" "$dev" use_delay)" -ge 1 ] 2>/dev/null || return 1
+	done
+}
+is_unthrottled() {
+	local dev=$1 p
+	shift
+	for p in "$@"; do
+		[ "$(iostat_key "$p" "$dev" depth)" = max ] || return 1
+		[ -z "$(iostat_key "$p" "$dev" use_delay)" ] || return 1
+	done
+}
+
+# wait_throttle STATE SECONDS DEV PATH...: wait until each PATH is_STATE
+# (delayed or unthrottled) on DEV, or fail showing their io.stat.
+wait_throttle() {
+	local state=$1 secs=$2 dev=$3 p st=
+	shift 3
+	timed_wait "$secs" "${*#iolat-p/} $state" "is_$state" "$dev" "$@" && return 0
+	for p in "$@"; do st+=" $p: $(cat "$CG/$p/io.stat" 2>/dev/null);"; done
+	fail "not $state within $secs s:$st"
+}
+
+# trace_mark TEXT: write TEXT into the trace, between the events around it.
+# trace_since TEXT: the trace from that mark on.
+trace_mark() {
+	echo "iolat-test: $*" >"$TRACEFS/trace_marker" || fail "cannot write trace_marker"
+}
+trace_since() { sed -n "/tracing_mark_write: iolat-test: $*/,\$p" "$TRACEFS/trace"; }
+
+# inflight_zero DEV: no request of DEV in flight (/sys/block/DEV/inflight).
+inflight_zero() {
+	local r w
+	read -r r w <"/sys/block/$1/inflight" && [ $((r + w)) = 0 ]
+}
+
+# d_state: "tid comm wchan" of each thread in uninterruptible sleep (D).
+d_state() {
+	local f line rest tid
+	for f in /proc/[0-9]*/task/[0-9]*/stat; do
+		{ read -r line <"$f"; } 2>/dev/null || continue
+		rest=${line##*) }
+		[ "${rest%% *}" = D ] || continue
+		tid=${line%% *}
+		echo "$tid $(cat "/proc/$tid/comm" 2>/dev/null) $(cat "/proc/$tid/wchan" 2>/dev/null)"
+	done
+}
+
+# no_stuck_tasks: no thread is in D state at each of three looks, 1 s
+# apart; the stacks of those that are, if any.
+no_stuck_tasks() {
+	local a b c stuck tid
+	a=$(d_state)
+	sleep 1
+	b=$(d_state)
+	sleep 1
+	c=$(d_state)
+	stuck=$(printf '%s\n' "$a" "$b" "$c" |
+		awk 'NF { n[$1]++; l[$1] = $0 } END { for (t in n) if (n[t] == 3) print l[t] }')
+	[ -z "$stuck" ] && return 0
+	while read -r tid _; do
+		echo "== stack of $tid"
+		cat "/proc/$tid/stack" 2>/dev/null
+	done <<<"$stuck"
+	fail "tasks stuck in D state: ${stuck//$'\n'/; }"
+}
+
+# settle DEV PARENT: end every task below cgroup PARENT, then check that
+# nothing was left behind: no request of DEV in flight (within 30 s), no
+# thread stuck in D state, PARENT unthrottled in io.stat, and a new fio in
+# a new cgroup below PARENT does IO and ends within 60 s.  Then PARENT and
+# everything below it can be removed.
+settle() {
+	local dev=$1 parent=$2 pid n
+	cg_kill "$parent" || fail "tasks below $parent did not die"
+	timed_wait 30 "no IO in flight on $dev" inflight_zero "$dev" ||
+		fail "requests stuck in flight on $dev: $(cat "/sys/block/$dev/inflight")"
+	no_stuck_tasks
+	debug_stats 1
+	is_unthrottled "$dev" "$parent" ||
+		fail "io.stat of $parent not clean: $(cat "$CG/$parent/io.stat")"
+	fio_job "$parent/fresh" fresh "$dev" 2 "${FIO_BULK[@]}"
+	pid=$!
+	timed_wait 60 "a new fio in a new cgroup on $dev" pid_gone "$pid" ||
+		fail "a new fio in $parent/fresh did not end within 60 s"
+	wait "$pid" || fail "the new fio in $parent/fresh failed"
+	n=$(jq '.jobs[0].read.total_ios' /tmp/fresh.json)
+	[ "${n:-0}" -gt 0 ] || fail "the new fio in $parent/fresh did no IO"
+	note "the new fio read $n blocks"
+	wait_for 10 cg_remove "$parent" ||
+		fail "cannot remove $parent: $(find "$CG/$parent" -type d)"
+}
+
+# siblings_start DEV: iolat-p/tight (target 1000us: out of reach of a 2 ms
+# null_blk) throttles two siblings: loose (loose_start, no target) and
+# calm (FIO_SYNC, target 250 ms: never missed, so calm never scales anyone
+# down itself), whose target keeps io.latency on for DEV when tight's goes.
+# Traces depth, use_delay, cookie and target events; returns once loose and
+# calm are both at depth 1 with use_delay on.
+siblings_start() {
+	local dev=$1
+	debug_stats 1
+	trace_events iolatency_depth iolatency_use_delay iolatency_scale_cookie \
+		iolatency_target
+	cg_create iolat-p/calm
+	io_latency_set iolat-p/calm "$dev" 250000
+	fio_job iolat-p/calm calm "$dev" 600 "${FIO_SYNC[@]}"
+	loose_start "$dev"
+	tight_start "$dev" 1000
+	wait_throttle delayed 120 "$dev" iolat-p/loose iolat-p/calm
+}
+
+# siblings_recovered DEV MARK: tight stopped counting at trace mark MARK
+# (removed, or its target dropped).  Within 30 s loose and calm are back
+# at depth max with use_delay 0, through depth ->max and use_delay ->0
+# events at cookie 1000000 (the parent's scaling was reset), and for 3 s
+# after that nothing lowers the cookie or limits a depth again.
+siblings_recovered() {
+	local dev=$1 mark=$2 p after=/tmp/after-mark.txt
+	wait_throttle unthrottled 30 "$dev" iolat-p/loose iolat-p/calm
+	sleep 3
+	trace_since "$mark" >$after
+	for p in loose calm; do
+		grep -o "iolatency_depth: \[$dev:/iolat-p/$p\] depth=[0-9]*->max cookie=1000000" $after ||
+			fail "no depth ->max event at cookie 1000000 for $p"
+		grep -o "iolatency_use_delay: \[$dev:/iolat-p/$p\] use_delay=[0-9]*->0 " $after ||
+			fail "no use_delay ->0 event for $p"
+	done
+	awk '/iolatency_depth: .*->max cookie=1000000/ { last = NR } { l[NR] = $0 }
+	     END { for (i = last + 1; i <= NR; i++)
+			if (l[i] ~ /iolatency_scale_cookie: .* down |iolatency_depth: .*->[0-9]/) print l[i] }' \
+		$after >/tmp/again.txt
+	[ ! -s /tmp/again.txt ] || fail "throttled again after recovering: $(head -3 /tmp/again.txt)"
+	is_unthrottled "$dev" iolat-p/loose iolat-p/calm ||
+		fail "throttled again: loose: $(cat "$CG/iolat-p/loose/io.stat")"
+}
+
+TRACEFS=/sys/kernel/tracing
+
+# trace_events EVENT...: record only these iolatency events, from now on.
+trace_events() {
+	local e
+	echo 0 >"$TRACEFS/events/enable"
+	echo >"$TRACEFS/trace"
+	echo 4096 >"$TRACEFS/buffer_size_kb"
+	for e in "$@"; do
+		echo 1 >"$TRACEFS/events/iolatency/$e/enable" ||
+			fail "no tracepoint iolatency:$e: are patches/ applied?"
+	done
+}
+
+# cg_id PATH: the cgroup id (its directory's inode) the events carry.
+cg_id() { stat -c %i "$CG/$1"; }
+
+# check_throttling DEV TARGET_US: the tight/loose scenario on DEV, with a
+# target DEV cannot meet, checked event by event against io.stat:
+#  - tight's windows miss and lower the parent's cookie, tight the culprit;
+#  - loose's depth halves step by step from max down to 1, in order;
+#  - then use_delay turns on for loose, as io.stat says at that moment;
+#  - tight stops: loose's depth climbs back to max and use_delay to 0.
+# $STAT is "mean" (rotational) or "missed" (non-rotational).
+check_throttling() {
+	local dev=$1 target=$2 stat=$3 tr=/tmp/trace.txt
+	local nr_requests depth_seq want d
+	debug_stats 1
+	nr_requests=$(cat "/sys/block/$dev/queue/nr_requests")
+	trace_events iolatency_window iolatency_scale_cookie iolatency_depth \
+		iolatency_use_delay iolatency_scale_grp_clear
+	loose_start "$dev"
+	tight_start "$dev" "$target"
+
+	# Throttled down to depth 1 and then into induced delay.
+	wait_for 120 grep -q 'iolatency_use_delay: \[[^]]*:/iolat-p/loose\] use_delay=0->1' \
+		"$TRACEFS/trace" || { tail -20 "$TRACEFS/trace"; fail "loose never got use_delay"; }
+	# io.stat must agree with the last depth and use_delay events.  While
+	# tight misses, use_delay moves every scale event, and each event is
+	# written after its counter moved (and after its cgroup path is built,
+	# slow under TCG), so a snapshot may fall in between.  With tight
+	# stopped nothing moves until its culprit is 5 s idle, then loose
+	# climbs back a step a second: compare at rest, on both sides of a
+	# copy of the trace (on a slow kernel, rest may be after the climb).
+	local io_depth io_use ev_depth ev_use before after i
+	cg_kill iolat-p/tight || fail "cannot stop tight"
+	sleep 0.5
+	for i in $(seq 60); do
+		before=$(grep -o ' \(depth\|use_delay\)=[0-9a-z]*' "$CG/iolat-p/loose/io.stat")
+		sleep 0.2
+		cp "$TRACEFS/trace" $tr
+		after=$(grep -o ' \(depth\|use_delay\)=[0-9a-z]*' "$CG/iolat-p/loose/io.stat")
+		io_depth=$(echo "$after" | sed -n 's/ depth=//p')
+		io_use=$(echo "$after" | sed -n 's/ use_delay=//p')
+		ev_depth=$(grep -o "iolatency_depth: \[$dev:/iolat-p/loose\] depth=[0-9max]*->[0-9max]*" $tr |
+			tail -1 | sed 's/.*->//')
+		ev_use=$(grep -o 'iolatency_use_delay: \[[^]]*:/iolat-p/loose\] use_delay=[0-9]*->[0-9]*' $tr |
+			tail -1 | sed 's/.*->//')
+		[ "$before" = "$after" ] && [ "$io_depth" = "$ev_depth" ] &&
+			[ "${io_use:-0}" = "${ev_use:-0}" ] && break
+	done
+	note "io.stat of loose:$(echo $after) (snapshot $i)"
+	[ -n "$io_depth" ] || fail "no depth in io.stat of loose (blkcg_debug_stats)"
+	[ "$io_depth" = "$ev_depth" ] || fail "io.stat depth=$io_depth, last event says $ev_depth"
+	[ "${io_use:-0}" = "${ev_use:-0}" ] || fail "io.stat use_delay=${io_use:-0}, last event says ${ev_use:-0}"
+
+	grep 'iolatency_window: \[[^]]*:/iolat-p/tight\]' $tr | head -3
+	grep -Eq "iolatency_window: \[$dev:/iolat-p/tight\] missed target=${target}us win=[0-9]+ms samples=[0-9]+ $stat=[0-9]+(us)? action=down" $tr ||
+		fail "no missed window with action=down and $stat= for tight"
+	grep -q "iolatency_scale_cookie: \[$dev:/iolat-p\] cookie=1000000->[0-9]* down step=[0-9]* culprit=/iolat-p/tight scale_lat=${target}us by=window" $tr ||
+		fail "no first scale-down of /iolat-p by /iolat-p/tight"
+	# Each cookie event starts where the previous one ended.
+	grep -o 'iolatency_scale_cookie: \[[^]]*\] cookie=[0-9]*->[0-9]*' $tr |
+		sed 's/.*cookie=//' | awk -F'->' 'NR > 1 && $1 != prev { print "cookie jumped " prev " -> " $1; bad = 1 }
+			{ prev = $2 } END { exit bad }' || fail "scale cookie events do not chain"
+
+	# Loose's depth: max, then halving to 1, before use_delay came on.
+	depth_seq=$(sed -n '1,/use_delay=0->1/p' $tr |
+		grep -o "iolatency_depth: \[$dev:/iolat-p/loose\] depth=[0-9max]*->[0-9max]*" |
+		sed 's/.*depth=//' | tr '\n' ' ')
+	want="max->$((nr_requests / 2)) "
+	d=$((nr_requests / 2))
+	while [ $d -gt 1 ]; do want+="$d->$((d / 2)) "; d=$((d / 2)); done
+	note "depth steps: $depth_seq"
+	[ "$depth_seq" = "$want" ] || fail "loose depth went '$depth_seq', want '$want'"
+
+	# Work conserving: with tight gone, loose gets its depth back.
+	wait_for 240 grep -q "iolatency_depth: \[$dev:/iolat-p/loose\] depth=[0-9]*->max" \
+		"$TRACEFS/trace" || { tail -5 "$TRACEFS/trace"; fail "loose's depth never came back to max"; }
+	cp "$TRACEFS/trace" $tr
+	grep "iolatency_scale_grp_clear: \[$dev:/iolat-p\] culprit=/iolat-p/tight" $tr ||
+		fail "the culprit was never forgotten"
+	grep -q "iolatency_scale_cookie: \[$dev:/iolat-p\] .* up .* by=timer" $tr ||
+		fail "no timer scale-up"
+	io_depth=$(iostat_key iolat-p/loose "$dev" depth)
+	io_use=$(iostat_key iolat-p/loose "$dev" use_delay)
+	[ "$io_depth" = max ] || fail "io.stat depth of loose is '$io_depth' after recovery"
+	[ -z "$io_use" ] || fail "io.stat still shows use_delay=$io_use after recovery"
+	grep -o "iolatency_use_delay: \[$dev:/iolat-p/loose\] use_delay=[0-9]*->0" $tr | tail -1 ||
+		fail "no event turned use_delay off"
+	note "decisions (all but windows), as traced:"
+	grep -v iolatency_window "$TRACEFS/trace" | grep -o '[0-9.]*: iolatency_.*' | head -60
+	cg_kill iolat-p/loose
+}
+
+TOOLS=$IOLAT_REPO/build/tools
+[ -n "${IOLAT_TOOLS:-}" ] && TOOLS=$IOLAT_TOOLS
+
+# need_tools: the tools are built, or the test fails saying so.
+need_tools() {
+	[ -x "$TOOLS/iolat-top" ] && [ -x "$TOOLS/iolat-snoop" ] ||
+		fail "tools not built in $TOOLS: run 'make tools'"
+}
+
+# expect_exit STATUS PATTERN CMD...: CMD exits STATUS, stderr matches PATTERN.
+expect_exit() {
+	local want=$1 pat=$2 rc
+	shift 2
+	"$@" >/tmp/out.txt 2>/tmp/err.txt
+	rc=$?
+	[ "$rc" = "$want" ] || fail "'$*' exited $rc, want $want: $(cat /tmp/err.txt)"
+	grep -Eq -- "$pat" /tmp/err.txt ||
+		fail "'$*' said '$(cat /tmp/err.txt)', want /$pat/"
+}
+
+# swap_start DEV: swap on a 1 GiB memory-backed null_blk DEV with 2 ms
+# completions and 16 tags.  The caller swapoffs /dev/DEV when done.
+swap_start() {
+	nullb_create "$1" size=1024 completion_nsec=2000000 hw_queue_depth=16
+	mkswap "/dev/$1" >/dev/null || fail "mkswap failed"
+	swapon "/dev/$1" || fail "swapon failed"
+}
+
+# swap_used DEV: KiB of swap in use on /dev/DEV.
+swap_used() { awk -v d="/dev/$1" '$1 == d { print $4 }' /proc/swaps; }
+
+# hog_start CGROUP: a runaway in CGROUP, limited to memory.max=64M: a dd
+# whose 192 MiB buffer cannot stay within it, over and over, so that it
+# swaps for as long as it runs.  Its swap-outs are issued as root (its
+# swap-ins are its own reads).  $! is the loop's pid.
+hog_start() {
+	cg_create "$1"
+	echo 64M >"$CG/$1/memory.max" || fail "cannot set memory.max of $1"
+	cg_run "$1" bash -c 'exec 2>/dev/null
+		while :; do dd if=/dev/zero of=/dev/null bs=192M count=4; done' &
+}
+
+# swap_scenario_start: swap on null_blk iolat0 (swap_start), where
+# iolat-p/tight (1 ms target) reads.  iolat-p/loose has a looser 10 ms
+# target, direct reads of its own (so the controller counts it among the
+# siblings) and a hog (hog_start): its swap-outs charge it delay.
+# The caller swapoffs /dev/iolat0 when done.
+swap_scenario_start() {
+	swap_start iolat0
+	debug_stats 1
+	cg_create iolat-p/loose
+	io_latency_set iolat-p/loose iolat0 10000
+	loose_start iolat0 600
+	hog_start iolat-p/loose
+	tight_start iolat0 1000
+}
+
+# The routes suite: the same decisions through tracefs by hand, trace-cmd,
+# perf and bcc.
+
+# The nine iolatency events.
+IOLAT_EVENTS="iolatency_window iolatency_target iolatency_scale_cookie
+	iolatency_scale_grp_clear iolatency_depth iolatency_throttle
+	iolatency_use_delay iolatency_delay_charge iolatency_delay_pay"
+
+# event_fields EVENT: the fields of iolatency:EVENT, beyond the first three
+# that every event has (devname and cgroup, __data_loc strings, and u64
+# cgroup_id).
+event_fields() {
+	case $1 in
+	iolatency_window) echo target_us win_ms nr_samples mean_us nr_missed cookie action ssd met ;;
+	iolatency_target) echo old_us new_us win_ms ;;
+	iolatency_scale_cookie) echo culprit scale_lat_us old new step up timer ;;
+	iolatency_scale_grp_clear) echo culprit idle_ms cookie ;;
+	iolatency_depth) echo old new cookie nr_requests depth ;;
+	iolatency_throttle) echo wait_us depth inflight ;;
+	iolatency_use_delay) echo delay_us old new ;;
+	iolatency_delay_charge) echo req_us charge_us delay_us ;;
+	iolatency_delay_pay) echo comm delay_us sleep_us slept_us pid capped memdelay ;;
+	*) fail "event_fields: no event $1" ;;
+	esac
+}
+
+# throttle_start: the scenario of tracepoints/03-throttle-nonrot: null_blk
+# iolat0 with 2 ms completions and 16 tags, iolat-p/loose flooding it,
+# iolat-p/tight reading with a 1 ms target it cannot meet.  io.stat shows
+# the depths (blkcg_debug_stats).
+throttle_start() {
+	nullb_create iolat0 completion_nsec=2000000 hw_queue_depth=16
+	debug_stats 1
+	loose_start iolat0
+	tight_start iolat0 1000
+}
+
+# loose_at_depth1: io.stat says loose is held at depth 1 on iolat0.
+loose_at_depth1() { [ "$(iostat_key iolat-p/loose iolat0 depth)" = 1 ]; }
+
+# depth_halvings DEV: loose's depth steps on DEV from max down to 1, as the
+# events print them: "max->8 8->4 4->2 2->1" for 16 requests.
+depth_halvings() {
+	local d
+	d=$(($(cat "/sys/block/$1/queue/nr_requests") / 2))
+	printf 'max->%s' "$d"
+	while [ "$d" -gt 1 ]; do
+		printf ' %s->%s' "$d" $((d / 2))
+		d=$((d / 2))
+	done
+	echo
+}
+
+# Recorders that trace for as long as their command runs (perf record, perf
+# stat, trace-cmd record) run "${HOLD[@]}" NAME as that command.  It creates
+# /tmp/iolat-NAME.hold when started, which these recorders do once their
+# events are on, and ends at hold_release NAME (or when the recorder dies).
+# shellcheck disable=SC2016
+HOLD=(sh -c ': >"/tmp/iolat-$0.hold"
+	while [ ! -e "/tmp/iolat-$0.stop" ] && kill -0 $PPID 2>/dev/null; do sleep 0.2; done')
+hold_started() { [ -e "/tmp/iolat-$1.hold" ]; }
+hold_release() { touch "/tmp/iolat-$1.stop"; }
+
+# bg_track PID: a tracer started in the background, stopped at exit (even
+# when the test fails) so that none outlives its test.
+BG_PIDS=
+bg_track() {
+	BG_PIDS+=" $1"
+	trap bg_stop EXIT
+	trap 'exit 1' INT TERM
+}
+bg_alive() {
+	local p
+	for p in $BG_PIDS; do kill -0 "$p" 2>/dev/null && return 0; done
+	return 1
+}
+bg_stop() {
+	local f sig i
+	for f in /tmp/iolat-*.hold; do
+		[ -e "$f" ] && touch "${f%.hold}.stop"
+	done
+	# Gently first: a recorder whose command ended writes out and stops
+	# its helpers (trace-cmd's per-CPU readers, which would otherwise go
+	# on draining the ring buffer under the next test).
+	for sig in - INT TERM KILL; do
+		# shellcheck disable=SC2086
+		[ $sig = - ] || kill -$sig $BG_PIDS 2>/dev/null
+		for i in $(seq 25); do
+			bg_alive || return 0
+			sleep 0.2
+		done
+	done
+	return 0
+}
+
+# tracer_wait SECONDS PID CMD...: wait until CMD succeeds, i.e. the tracer
+# PID, started in the background, is tracing; 1 if PID ends first, 124
+# if SECONDS pass.
+tracer_wait() {
+	local pid=$2 end=$(($(date +%s) + $1))
+	shift 2
+	until "$@"; do
+		kill -0 "$pid" 2>/dev/null || return 1
+		[ "$(date +%s)" -lt "$end" ] || return 124
+		sleep 0.5
+	done
+}
+
+# tracer_end SECONDS PID: wait for the background tracer PID to end and
+# return its exit status; 124 if it is still running after SECONDS.
+tracer_end() {
+	local end=$(($(date +%s) + $1))
+	while kill -0 "$2" 2>/dev/null; do
+		[ "$(date +%s)" -lt "$end" ] || return 124
+		sleep 0.2
+	done
+	wait "$2"
+}
+
+# check_decisions FILE PREFIX WHO: FILE, a tracer's text output of the
+# throttle_start scenario on iolat0 where each event name follows PREFIX
+# (" " for trace-cmd, "iolatency:" for perf), shows tight's target, its
+# missed window and the first scale-down it caused, a bio of loose waiting
+# for a slot, and loose's depth halving from max to 1, in order.
+check_decisions() {
+	local f=$1 p=$2 who=$3 want got
+	grep -m1 -E "${p}iolatency_target: +\[iolat0:/iolat-p/tight\] target=0->1000us win=100ms\$" "$f" ||
+		fail "$who: no iolatency_target for tight"
+	grep -m1 -E "${p}iolatency_window: +\[iolat0:/iolat-p/tight\] missed target=1000us win=[0-9]+ms samples=[0-9]+ missed=[0-9]+ action=down cookie=[0-9]+\$" "$f" ||
+		fail "$who: no missed window with action=down for tight"
+	grep -m1 -E "${p}iolatency_scale_cookie: +\[iolat0:/iolat-p\] cookie=1000000->[0-9]+ down step=[0-9]+ culprit=/iolat-p/tight scale_lat=1000us by=window\$" "$f" ||
+		fail "$who: no first scale-down of /iolat-p by tight"
+	grep -m1 -E "${p}iolatency_throttle: +\[iolat0:/iolat-p/loose\] depth=[0-9]+ inflight=[0-9]+ wait=[0-9]+us\$" "$f" ||
+		fail "$who: no bio of loose waiting for a slot"
+	want=$(depth_halvings iolat0)
+	got=$(grep -oE "${p}iolatency_depth: +\[iolat0:/iolat-p/loose\] depth=[0-9max]+->[0-9max]+ " "$f" |
+		sed 's/.*depth=//' | head -n "$(echo "$want" | wc -w)" | tr -d ' ' | tr '\n' ' ' | sed 's/ $//')
+	note "loose's depth steps: $got"
+	[ "$got" = "$want" ] || fail "$who: loose's depth went '$got', want '$want'"
+}

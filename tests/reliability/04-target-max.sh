@@ -1,0 +1,74 @@
+# The protected group's target dropped ("MAJ:MIN target=max") while it
+# throttles its siblings.
+#
+# (1) tight's is the only target on the device (throttle_start).  Once
+#     loose is held at depth 1 with use_delay on, tight's target=max:
+#     io.latency reads back without the device, and loose is let go at
+#     once: the requests in flight on the device go from the 2 that loose
+#     (depth 1) and tight (queue depth 1) may have to 6 or more.  With no
+#     target left, io.latency is off for the device (enable_cnt 0, the
+#     queue frozen to flip it), and nothing resets loose's state: io.stat
+#     may keep saying depth=1 use_delay=N although nothing throttles loose
+#     (noted, not asserted: it depends on whether a loose bio got in
+#     between the write and the freeze).  Once a target is set again
+#     (tight idle), loose is back at depth max, use_delay 0 within 30 s.
+# (2) Another group keeps a target (siblings_start: loose, and calm with
+#     250 ms).  tight's target=max while tight keeps reading: an
+#     iolatency_target 1000->0 event, and loose and calm are back at depth
+#     max, use_delay 0 within 30 s (siblings_recovered).
+# Each part ends with settle: nothing in flight, nothing stuck, a new fio
+# runs.
+. "$IOLAT_REPO/tests/lib.sh"
+
+dev=iolat0
+
+# drop_target: tight's target=max; io.latency reads back empty.
+drop_target() {
+	echo "$(majmin $dev) target=max" >"$CG/iolat-p/tight/io.latency" ||
+		fail "cannot write target=max"
+	local got
+	got=$(cat "$CG/iolat-p/tight/io.latency")
+	[ -z "$got" ] || fail "io.latency of tight reads '$got' after target=max"
+}
+# max_inflight: the most requests in flight on $dev over 10 looks in 1 s.
+max_inflight() {
+	local i r w m=0
+	for i in $(seq 10); do
+		read -r r w <"/sys/block/$dev/inflight"
+		[ $((r + w)) -gt $m ] && m=$((r + w))
+		sleep 0.1
+	done
+	echo $m
+}
+
+# (1) The only target goes.
+throttle_start
+wait_throttle delayed 120 $dev iolat-p/loose
+before=$(max_inflight)
+drop_target
+sleep 1
+after=$(max_inflight)
+note "requests in flight on $dev: at most $before with loose throttled, $after after target=max"
+[ "$before" -le 2 ] || fail "$before requests in flight while loose was held at depth 1"
+[ "$after" -ge 6 ] || fail "loose still held after the last target went: $after requests in flight"
+if is_delayed $dev iolat-p/loose; then
+	note "NOTE: io.latency is off for $dev now and loose's io.stat is left as it was:" \
+		"$(cat "$CG/iolat-p/loose/io.stat")"
+else
+	note "loose's io.latency state was reset before io.latency went off:" \
+		"$(cat "$CG/iolat-p/loose/io.stat")"
+fi
+cg_kill iolat-p/tight || fail "tight's fio did not die"
+io_latency_set iolat-p/tight $dev 1000
+wait_throttle unthrottled 30 $dev iolat-p/loose
+settle $dev iolat-p
+
+# (2) Another target stays.
+siblings_start $dev
+trace_mark target max
+drop_target
+trace_since target max | grep "iolatency_target: \[$dev:/iolat-p/tight\] target=1000->0us" ||
+	fail "no iolatency_target event for tight's target=max"
+siblings_recovered $dev "target max"
+pid_gone "$TIGHT_PID" && fail "tight's fio ended"
+settle $dev iolat-p

@@ -1,0 +1,54 @@
+# trace-cmd: lists the nine events and their formats, records the
+# throttling scenario with "trace-cmd record -e iolatency" and prints the
+# decisions with "trace-cmd report": tight's missed windows, the scale-down
+# it causes, loose's depth halving to 1 and its bios waiting.  (Event
+# filters are tested through tracefs in 01-tracefs.)
+. "$IOLAT_REPO/tests/lib.sh"
+
+command -v trace-cmd >/dev/null ||
+	fail "trace-cmd is not installed (guest/install-deps lists it: make deps)"
+DAT=/tmp/iolat.dat
+
+trace-cmd list -e iolatency >/tmp/iolat-list.txt 2>&1 ||
+	{ cat /tmp/iolat-list.txt; fail "trace-cmd list -e iolatency failed"; }
+cat /tmp/iolat-list.txt
+for ev in $IOLAT_EVENTS; do
+	grep -qx "iolatency:$ev" /tmp/iolat-list.txt || fail "trace-cmd list -e does not list iolatency:$ev"
+done
+n=$(grep -c '^iolatency:' /tmp/iolat-list.txt)
+[ "$n" = 9 ] || fail "trace-cmd list -e iolatency lists $n events, want 9"
+trace-cmd list -e iolatency:iolatency_depth -F --full >/tmp/iolat-format.txt 2>&1
+grep -q 'field:u64 cgroup_id;' /tmp/iolat-format.txt &&
+	grep -q 'field:char depth\[24\];' /tmp/iolat-format.txt &&
+	grep -q '^print fmt: "\[%s:%s\] depth=%s ' /tmp/iolat-format.txt ||
+	{ cat /tmp/iolat-format.txt; fail "trace-cmd list -F: not iolatency_depth's format"; }
+
+# Record while "${HOLD[@]}" runs: tracing is on before it starts.
+trace-cmd record -b 4096 -e iolatency -o $DAT "${HOLD[@]}" trace-cmd \
+	>/tmp/iolat-record.txt 2>&1 &
+rec=$!
+bg_track $rec
+tracer_wait 60 $rec hold_started trace-cmd ||
+	{ cat /tmp/iolat-record.txt; fail "trace-cmd record did not start"; }
+sleep 1
+throttle_start
+wait_for 120 loose_at_depth1 || fail "loose never reached depth 1 (io.stat: $(cat "$CG/iolat-p/loose/io.stat"))"
+sleep 2
+hold_release trace-cmd
+tracer_end 120 $rec
+rc=$?
+cg_kill iolat-p
+tail -n 12 /tmp/iolat-record.txt
+[ "$rc" = 0 ] || fail "trace-cmd record exited $rc"
+[ -s $DAT ] || fail "trace-cmd record wrote no $DAT"
+
+trace-cmd report --check-events -i $DAT ||
+	fail "trace-cmd report cannot parse the formats recorded in $DAT"
+trace-cmd report -i $DAT >/tmp/iolat-report.txt 2>/tmp/iolat-report.err ||
+	{ cat /tmp/iolat-report.err; fail "trace-cmd report failed"; }
+R=/tmp/iolat-report.txt
+note "report: $(grep -c ' iolatency_' $R) events, $(grep -c 'EVENTS DROPPED' $R) drop notices"
+grep ' iolatency_' $R | grep -v iolatency_throttle | head -12
+
+check_decisions $R " " "trace-cmd report"
+

@@ -1,0 +1,96 @@
+# perf: "perf list" shows the nine events; "perf record -e 'iolatency:*' -a"
+# around the throttling scenario and "perf script" print the decisions
+# (tight's missed windows, the scale-down naming tight, loose's depth
+# halving to 1); "perf stat" counts, with kernel filters, the scale-downs
+# and loose's depth changes.
+. "$IOLAT_REPO/tests/lib.sh"
+
+# Debian 12's linux-perf installs the real binary as /usr/bin/perf, which
+# runs on any kernel.  Older Debian releases put a wrapper script there that
+# runs perf_<major.minor> of the running kernel, and says it is missing for
+# a self-built kernel: then take a versioned binary ourselves.
+# IOLAT_PERF overrides.
+PERF=${IOLAT_PERF:-}
+if [ -z "$PERF" ]; then
+	for p in /usr/bin/perf $(ls -r /usr/bin/perf_[0-9]* 2>/dev/null); do
+		"$p" version 2>/dev/null | grep -q '^perf version' && { PERF=$p; break; }
+	done
+fi
+[ -n "$PERF" ] || fail "no working perf: /usr/bin/perf and /usr/bin/perf_* do not run (install linux-perf, or set IOLAT_PERF)"
+note "$PERF: $("$PERF" version)"
+DATA=/tmp/iolat-perf.data
+STAT=/tmp/iolat-perf.stat
+
+"$PERF" --no-pager list 'iolatency:*' >/tmp/iolat-list.txt 2>&1
+cat /tmp/iolat-list.txt
+for ev in $IOLAT_EVENTS; do
+	grep -Eq "^ +iolatency:$ev +\[Tracepoint event\]" /tmp/iolat-list.txt ||
+		fail "perf list does not show iolatency:$ev"
+done
+n=$(grep -c 'iolatency:iolatency_[a-z_]* *\[Tracepoint event\]' /tmp/iolat-list.txt)
+[ "$n" = 9 ] || fail "perf list shows $n iolatency events, want 9"
+
+# Record and count while "${HOLD[@]}" runs: perf enables the events
+# (system wide, -a) before it starts the command.
+cg_create iolat-p/loose
+id=$(cg_id iolat-p/loose)
+"$PERF" record -a -B -N -e 'iolatency:*' -o $DATA -- "${HOLD[@]}" record \
+	>/tmp/iolat-record.txt 2>&1 &
+rec=$!
+bg_track $rec
+"$PERF" stat -a -x, -o $STAT \
+	-e iolatency:iolatency_scale_cookie --filter 'up == 0' \
+	-e iolatency:iolatency_depth --filter "cgroup_id == $id" \
+	-e iolatency:iolatency_window \
+	-- "${HOLD[@]}" stat >/tmp/iolat-stat.txt 2>&1 &
+stat=$!
+bg_track $stat
+tracer_wait 60 $rec hold_started record ||
+	{ cat /tmp/iolat-record.txt; fail "perf record did not start"; }
+tracer_wait 60 $stat hold_started stat ||
+	{ cat /tmp/iolat-stat.txt; fail "perf stat did not start"; }
+sleep 1
+throttle_start
+wait_for 120 loose_at_depth1 || fail "loose never reached depth 1 (io.stat: $(cat "$CG/iolat-p/loose/io.stat"))"
+sleep 2
+# perf stat ends first, so that perf record saw all it counted.
+hold_release stat
+tracer_end 60 $stat
+rc=$?
+cat /tmp/iolat-stat.txt $STAT
+[ "$rc" = 0 ] || fail "perf stat exited $rc"
+hold_release record
+tracer_end 120 $rec
+rc=$?
+cg_kill iolat-p
+cat /tmp/iolat-record.txt
+[ "$rc" = 0 ] || fail "perf record exited $rc"
+# (-B: no build-id pass, so perf does not count the samples here.)
+grep -q 'perf record: Captured and wrote' /tmp/iolat-record.txt && [ -s $DATA ] ||
+	fail "perf record wrote no $DATA"
+
+# perf script prints each decision as the kernel formats it.
+"$PERF" script -i $DATA >/tmp/iolat-script.txt 2>/tmp/iolat-script.err ||
+	{ cat /tmp/iolat-script.err; fail "perf script failed"; }
+S=/tmp/iolat-script.txt
+note "perf script: $(wc -l <$S) lines"
+grep -v iolatency_throttle $S | head -12
+check_decisions $S iolatency: "perf script"
+want=$(depth_halvings iolat0)
+
+# perf stat, CSV: count,unit,event,...
+count() { awk -F, -v ev="$1" '$3 == ev { print $1 }' $STAT; }
+downs=$(count iolatency:iolatency_scale_cookie)
+depths=$(count iolatency:iolatency_depth)
+windows=$(count iolatency:iolatency_window)
+note "perf stat: $downs scale-downs, $depths depth changes of loose, $windows windows"
+[[ $downs =~ ^[0-9]+$ ]] && [ "$downs" -gt 0 ] || fail "perf stat counted '$downs' scale-downs"
+[[ $depths =~ ^[0-9]+$ ]] && [ "$depths" -ge "$(echo "$want" | wc -w)" ] ||
+	fail "perf stat counted '$depths' depth changes of loose, want at least $(echo "$want" | wc -w)"
+[[ $windows =~ ^[0-9]+$ ]] && [ "$windows" -gt 0 ] || fail "perf stat counted '$windows' windows"
+# perf record's span holds perf stat's: perf script shows no fewer.
+sd=$(grep -c 'iolatency:iolatency_scale_cookie: .* down ' $S)
+sl=$(grep -c 'iolatency:iolatency_depth: *\[iolat0:/iolat-p/loose\]' $S)
+note "perf script: $sd scale-downs, $sl depth changes of loose"
+[ "$downs" -le "$sd" ] || fail "perf stat counted $downs scale-downs, perf script shows only $sd"
+[ "$depths" -le "$sl" ] || fail "perf stat counted $depths depth changes of loose, perf script shows only $sl"

@@ -1,0 +1,107 @@
+# bcc: tplist-bpfcc shows each event's fields; trace-bpfcc one-liners
+# print loose's depth steps and the scale-downs naming tight; argdist-bpfcc
+# counts scale events by direction and loose's depths (a filter on
+# cgroup_id), and draws a histogram of the bios' waits for a depth slot.
+# bcc compiles its programs in the guest, slowly under emulation: the
+# scenario starts only once both tools are tracing.
+. "$IOLAT_REPO/tests/lib.sh"
+
+for t in tplist-bpfcc trace-bpfcc argdist-bpfcc; do
+	command -v $t >/dev/null || fail "$t not installed (bpfcc-tools, guest/install-deps)"
+done
+# bcc reads the formats under debugfs, and compiles against the kernel's
+# headers: /lib/modules/$(uname -r)/build, else /sys/kernel/kheaders.tar.xz
+# (CONFIG_IKHEADERS), which it extracts to $TMPDIR/kheaders-$(uname -r)
+# (tools starting together race for that safely: the loser drops its copy).
+[ -r /sys/kernel/debug/tracing/events/iolatency/iolatency_depth/format ] ||
+	fail "no iolatency formats under /sys/kernel/debug/tracing, where bcc reads them"
+[ -d "/lib/modules/$(uname -r)/build" ] || [ -r /sys/kernel/kheaders.tar.xz ] ||
+	fail "no kernel headers for bcc: no /lib/modules/$(uname -r)/build nor /sys/kernel/kheaders.tar.xz"
+
+# tplist: every event, with its fields.
+tplist-bpfcc -v 'iolatency:*' >/tmp/iolat-tplist.txt 2>&1
+sed -n '/^iolatency:iolatency_depth$/,/^[^ ]/p' /tmp/iolat-tplist.txt
+for ev in $IOLAT_EVENTS; do
+	fields=$(sed -n "/^iolatency:$ev\$/,/^[^ ]/{/^    /p}" /tmp/iolat-tplist.txt)
+	[ -n "$fields" ] || { cat /tmp/iolat-tplist.txt; fail "tplist-bpfcc -v does not show iolatency:$ev"; }
+	for f in devname cgroup cgroup_id $(event_fields "$ev"); do
+		echo "$fields" | grep -Eq "^    [^;]* $f(\[[0-9]+\])?;\$" ||
+			fail "tplist-bpfcc -v: iolatency:$ev has no field $f"
+	done
+	echo "$fields" | grep -qx '    __data_loc char\[\] cgroup;' ||
+		fail "tplist-bpfcc -v: iolatency:$ev's cgroup is not a __data_loc string"
+done
+n=$(grep -c '^iolatency:' /tmp/iolat-tplist.txt)
+[ "$n" = 9 ] || fail "tplist-bpfcc lists $n iolatency events, want 9"
+
+cg_create iolat-p/loose
+id=$(cg_id iolat-p/loose)
+
+# trace-bpfcc: the __data_loc strings (cgroup, culprit) are at the offset
+# in the low 16 bits of data_loc_<field>, from the start of args.
+cgroup='((char *)args + (args->data_loc_cgroup & 0xffff))'
+culprit='((char *)args + (args->data_loc_culprit & 0xffff))'
+PYTHONUNBUFFERED=1 trace-bpfcc -t \
+	"t:iolatency:iolatency_depth \"[%s] depth=%s cookie=%u\", $cgroup, args->depth, args->cookie" \
+	"t:iolatency:iolatency_scale_cookie (args->up == 0) \"[%s] cookie=%u->%u up=%d culprit=%s\", $cgroup, args->old, args->new, args->up, $culprit" \
+	>/tmp/iolat-trace.out 2>&1 &
+tr=$!
+bg_track $tr
+PYTHONUNBUFFERED=1 argdist-bpfcc -c -i 5 \
+	-C 't:iolatency:iolatency_scale_cookie():u8:args->up#scale events by direction' \
+	-C "t:iolatency:iolatency_depth():u32:args->new:args->cgroup_id == $id#loose's new depths" \
+	-H 't:iolatency:iolatency_throttle():u64:args->wait_us#wait_us' \
+	>/tmp/iolat-argdist.out 2>&1 &
+ad=$!
+bg_track $ad
+tracer_wait 240 $tr grep -q '^TIME ' /tmp/iolat-trace.out ||
+	{ cat /tmp/iolat-trace.out; fail "trace-bpfcc is not tracing after $SECONDS s"; }
+# argdist prints nothing before its first interval has passed.
+tracer_wait 240 $ad grep -q '^\[[0-9:]*\]$' /tmp/iolat-argdist.out ||
+	{ cat /tmp/iolat-argdist.out; fail "argdist-bpfcc is not tracing after $SECONDS s"; }
+note "bcc tools tracing after $SECONDS s"
+sleep 1
+
+throttle_start
+wait_for 120 loose_at_depth1 || fail "loose never reached depth 1 (io.stat: $(cat "$CG/iolat-p/loose/io.stat"))"
+wait_for 30 grep -q '\[/iolat-p/loose\] depth=2->1 ' /tmp/iolat-trace.out ||
+	{ cat /tmp/iolat-trace.out; fail "trace-bpfcc did not print loose's 2->1"; }
+# The next argdist interval, cumulative, holds it all.
+n=$(grep -c '^\[[0-9:]*\]$' /tmp/iolat-argdist.out)
+intervals() { [ "$(grep -c '^\[[0-9:]*\]$' /tmp/iolat-argdist.out)" -gt "$n" ]; }
+wait_for 30 intervals || fail "argdist-bpfcc stopped printing"
+kill $tr $ad
+tracer_end 30 $tr
+tracer_end 30 $ad
+cg_kill iolat-p
+
+# trace-bpfcc, ordered by its timestamp column.
+head -3 /tmp/iolat-trace.out
+sort -s -n -k1,1 /tmp/iolat-trace.out | grep -E ' iolatency_(depth|scale_cookie) ' >/tmp/iolat-trace.txt
+head -8 /tmp/iolat-trace.txt
+want=$(depth_halvings iolat0)
+got=$(grep -oE ' iolatency_depth +\[/iolat-p/loose\] depth=[0-9max]+->[0-9max]+ ' /tmp/iolat-trace.txt |
+	sed 's/.*depth=//' | head -n "$(echo "$want" | wc -w)" | tr -d ' ' | tr '\n' ' ' | sed 's/ $//')
+note "loose's depth steps: $got"
+[ "$got" = "$want" ] || fail "trace-bpfcc: loose's depth went '$got', want '$want'"
+grep -qE ' iolatency_scale_cookie +\[/iolat-p\] cookie=1000000->[0-9]+ up=0 culprit=/iolat-p/tight$' /tmp/iolat-trace.txt ||
+	fail "trace-bpfcc: no first scale-down of /iolat-p by tight"
+! grep -E ' iolatency_scale_cookie ' /tmp/iolat-trace.txt | grep -v ' up=0 ' ||
+	fail "trace-bpfcc: the (args->up == 0) predicate let a scale-up through"
+
+# argdist: its last, cumulative, interval.
+awk '/^\[[0-9:]*\]$/ { last = "" } { last = last $0 "\n" } END { printf "%s", last }' \
+	/tmp/iolat-argdist.out >/tmp/iolat-argdist.txt
+cat /tmp/iolat-argdist.txt
+grep -q "^scale events by direction" /tmp/iolat-argdist.txt || fail "argdist: no scale event counts"
+grep -Eq '^[[:space:]]+[1-9][0-9]* +args->up = 0$' /tmp/iolat-argdist.txt ||
+	fail "argdist: no scale-down counted"
+for d in $want; do
+	d=${d#*->}
+	grep -Eq "^[[:space:]]+[1-9][0-9]* +args->new = $d\$" /tmp/iolat-argdist.txt ||
+		fail "argdist: loose's depth $d not counted"
+done
+grep -Eq '^ +wait_us +: count +distribution' /tmp/iolat-argdist.txt ||
+	fail "argdist: no wait_us histogram"
+grep -Eq '^ +[0-9]+ -> [0-9]+ +: [1-9][0-9]* +\|' /tmp/iolat-argdist.txt ||
+	fail "argdist: the wait_us histogram is empty"

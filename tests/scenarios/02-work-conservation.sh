@@ -1,0 +1,16 @@
+# Scenario 2, short: loose is throttled while tight reads, its depth is
+# max again once tight is idle, within the wait, and its IOPS come back.
+. "$IOLAT_REPO/guest/scenarios/lib.sh"
+need_tools
+run_scenario 2-work-conservation 10 IOLAT_AFTER_SECS=5 IOLAT_RECOVER_SECS=90
+
+group_check /iolat-w/loose '.min_depth | type == "number"' "throttled below max depth"
+group_check /iolat-w '.children.culprits == ["/iolat-w/tight"]' "tight the culprit"
+grep -q '^depth max again [0-9]* s after tight stopped' "$SCEN_OUT" ||
+	fail "loose's depth did not come back to max"
+[ "$(rec_rows /iolat-w/loose | jq -rs 'last.depth')" = max ] ||
+	fail "loose's last depth is not max"
+during=$(summary_col contention 2) after=$(summary_col after 2)
+note "loose IOPS: $during during contention, $after after"
+[ "${after:-0}" -gt 0 ] && [ $((after * 10)) -ge $((during * 8)) ] ||
+	fail "loose's IOPS after ($after) under 80% of during contention ($during)"

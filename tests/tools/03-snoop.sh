@@ -1,0 +1,36 @@
+# iolat-snoop during the scenario: the decisions, in order, as JSON lines
+# and as text.
+. "$IOLAT_REPO/tests/lib.sh"
+need_tools
+
+nullb_create iolat0 completion_nsec=2000000 hw_queue_depth=16
+"$TOOLS/iolat-snoop" -j -d iolat0 >/tmp/snoop.json 2>/tmp/snoop.err &
+js=$!
+"$TOOLS/iolat-snoop" -c '^/iolat-p/loose$' >/tmp/snoop.txt 2>&1 &
+tx=$!
+sleep 3
+loose_start iolat0
+tight_start iolat0 1000
+wait_for 120 grep -q '"event":"use_delay".*"cgroup":"/iolat-p/loose"' /tmp/snoop.json ||
+	{ tail /tmp/snoop.json; fail "no use_delay event for loose"; }
+kill -INT $js $tx
+wait $js || fail "iolat-snoop -j exited $?"
+wait $tx || fail "iolat-snoop exited $?"
+
+jq -e . /tmp/snoop.json >/dev/null || fail "invalid JSON line"
+first=$(head -1 /tmp/snoop.json)
+echo "$first" | jq -e '.event == "target" and .cgroup == "/iolat-p/tight" and
+	.old_us == 0 and .new_us == 1000' >/dev/null || fail "first event is not tight's target: $first"
+depths=$(jq -r 'select(.event == "depth" and .cgroup == "/iolat-p/loose") |
+	"\(.old // "max")->\(.new // "max")"' /tmp/snoop.json | head -4 | tr '\n' ' ')
+[ "$depths" = "max->8 8->4 4->2 2->1 " ] || fail "loose depth steps '$depths'"
+jq -e -s 'map(select(.event == "cookie" and .direction == "down")) |
+	length >= 4 and all(.culprit == "/iolat-p/tight" and .cgroup == "/iolat-p")' \
+	/tmp/snoop.json >/dev/null || fail "cookie events wrong"
+jq -e -s 'map(select(.event == "window")) | length > 0 and
+	all(.cgroup == "/iolat-p/tight" and .action != "ok" and .stat == "missed")' \
+	/tmp/snoop.json >/dev/null || fail "window events wrong"
+cat /tmp/snoop.txt
+grep -q 'depth max -> 8 (cookie' /tmp/snoop.txt || fail "text mode lacks the first depth step"
+grep -q 'induced delay ON: use_delay 0 -> 1' /tmp/snoop.txt || fail "text mode lacks use_delay on"
+! grep -q '/iolat-p/tight' /tmp/snoop.txt || fail "-c did not filter out tight"

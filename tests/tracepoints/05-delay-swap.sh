@@ -1,0 +1,50 @@
+# Induced delay, the case io.latency was built for: a group under a
+# memory limit swaps on the device a tighter sibling needs.  Its swap IO
+# is issued as root, so it cannot be queued behind a depth limit; instead
+# each swap bio charges the group delay (its target minus the bio's
+# latency), and the group's tasks sleep it off on return to user space,
+# at most 250 ms at a time.  Checked through iolatency_delay_charge,
+# iolatency_delay_pay and iolatency_use_delay.
+. "$IOLAT_REPO/tests/lib.sh"
+
+trace_events iolatency_delay_charge iolatency_delay_pay iolatency_use_delay
+swap_scenario_start
+trap 'swapoff /dev/iolat0 2>/dev/null' EXIT
+
+wait_for 120 grep -q 'iolatency_delay_pay: \[iolat0:/iolat-p/loose\] pid=[0-9]* comm=dd ' \
+	"$TRACEFS/trace" || { tail -5 "$TRACEFS/trace"; fail "dd never paid induced delay"; }
+sleep 3
+cp "$TRACEFS/trace" /tmp/trace.txt
+swapped=$(swap_used iolat0)
+note "swap in use: ${swapped} KiB; io.stat of loose: $(cat "$CG/iolat-p/loose/io.stat")"
+grep -q 'iolatency_use_delay: \[iolat0:/iolat-p/loose\] use_delay=0->1' /tmp/trace.txt ||
+	fail "use_delay never came on for loose"
+
+# Each charge is the target minus the bio's latency (both truncated to us).
+grep -o 'iolatency_delay_charge: \[iolat0:/iolat-p/loose\] lat=[0-9]*us charge=[0-9]*us delay=[0-9]*us' /tmp/trace.txt |
+	head -3
+n=$(grep -c 'iolatency_delay_charge: \[iolat0:/iolat-p/loose\]' /tmp/trace.txt)
+[ "$n" -gt 0 ] || fail "no delay charged to loose"
+grep -o 'iolatency_delay_charge: \[iolat0:/iolat-p/loose\] lat=[0-9]*us charge=[0-9]*us' /tmp/trace.txt |
+	sed 's/.*lat=\([0-9]*\)us charge=\([0-9]*\)us/\1 \2/' |
+	awk '{ s = $1 + $2; if (s < 9998 || s > 10000) { print "bad charge: lat " $1 " charge " $2; bad = 1 } }
+	     END { exit bad }' || fail "charges do not add up to the 10 ms target"
+
+# Payments: dd, in loose, never more than the 250 ms cap per sleep.
+grep -o 'iolatency_delay_pay: .*' /tmp/trace.txt | head -3
+grep -o 'iolatency_delay_pay: \[iolat0:/iolat-p/loose\] pid=[0-9]* comm=dd delay=[0-9]*us sleep=[0-9]*us' /tmp/trace.txt |
+	sed 's/.*delay=\([0-9]*\)us sleep=\([0-9]*\)us/\1 \2/' |
+	awk '{ want = $1 < 250000 ? $1 : 250000
+	       if ($2 != want) { print "owed " $1 "us, slept for " $2 "us"; bad = 1 } }
+	     END { exit bad }' || fail "a sleep is not min(owed, 250 ms)"
+if grep -q 'sleep=250000us(capped)' /tmp/trace.txt; then note "some sleeps were capped at 250 ms"; fi
+! grep 'iolatency_delay_pay:' /tmp/trace.txt | grep -v '/iolat-p/loose' ||
+	fail "a group other than loose paid delay"
+
+# The protected reader keeps going while loose swaps.
+r1=$(iostat_key iolat-p/tight iolat0 rios)
+sleep 2
+r2=$(iostat_key iolat-p/tight iolat0 rios)
+note "tight reader: $(( (r2 - r1) / 2 )) IOPS while loose swaps"
+[ "$r2" -gt "$r1" ] || fail "the protected reader stalled"
+cg_kill iolat-p
