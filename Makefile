@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# iolat: tracepoints and live eBPF tools for the io.latency controller.
+# Run 'make help' for the targets.
+
+BUILD ?= $(CURDIR)/build
+export BUILD
+
+.PHONY: help deps kernel kernel-debug tree check-patches check-series \
+	guest tools test test-debug demo scenario bench clean distclean
+
+help:
+	@echo 'make deps           install the Debian packages the project needs (root)'
+	@echo 'make kernel         build the patched guest kernel (build/kbuild)'
+	@echo 'make kernel-debug   build it with guest/debug.config (build/kbuild-debug)'
+	@echo 'make tools          build the BPF tools against the kernel BTF'
+	@echo 'make test           run every test suite in the guest'
+	@echo 'make demo           the demo: boot, run a noisy neighbour, show iolat-top'
+	@echo 'make scenario S=N   one scenario of guest/scenarios/ (1-5), recorded, plotted'
+	@echo 'make bench          IOPS with no tracing, iolat-top, all events (printed)'
+	@echo 'make guest CMD=..   boot the guest and run CMD in it'
+	@echo 'make check-patches  checkpatch --strict every patch of patches/series'
+	@echo 'make check-series   build the kernel after each patch in turn'
+	@echo 'make clean          remove tool objects; distclean removes build/'
+
+deps:
+	@guest/install-deps
+
+kernel:
+	@guest/build-kernel
+
+kernel-debug:
+	@guest/build-kernel --variant debug
+
+tree:
+	@guest/build-kernel --tree-only
+
+check-patches:
+	@guest/check-patches
+
+check-series:
+	@guest/build-kernel --check-series
+
+guest:
+	@test -n "$(CMD)" || { echo 'usage: make guest CMD="command"' >&2; exit 2; }
+	@guest/run -- sh -c '$(CMD)'
+
+tools:
+	@$(MAKE) -s -C tools
+
+test: tools
+	@tests/run
+
+test-debug: tools
+	@tests/run --variant debug
+
+# Set up whatever is missing, then boot and show the noisy neighbour.
+demo: deps kernel tools
+	@guest/run -t 600 -e IOLAT_TOOLS=$(BUILD)/tools -- $(CURDIR)/guest/demo
+
+# One scenario of guest/scenarios/, S=N or its name (SECS=N: each phase's
+# length).  Its output, its iolat-top -j recording and, with gnuplot, the
+# recording's timeline land in build/scenarios/<name>/.
+scenario: tools
+	@test -n "$(S)" || { echo 'usage: make scenario S=N [SECS=N] (N: 1-5, see guest/scenarios/)' >&2; exit 2; }
+	@s=$$(ls -d guest/scenarios/$(S) guest/scenarios/$(S)-* 2>/dev/null | head -1); \
+	test -n "$$s" && test -x "$$s" || { echo "make scenario: no scenario '$(S)' in guest/scenarios/" >&2; exit 2; }; \
+	name=$${s##*/}; out=$(BUILD)/scenarios/$$name; \
+	guest/run -t 900 -o "$$out" -e IOLAT_TOOLS=$(BUILD)/tools \
+		$(if $(SECS),-e IOLAT_SECS=$(SECS)) -- $(CURDIR)/$$s || exit; \
+	echo "recording: $$out/$$name.json"; \
+	if command -v gnuplot >/dev/null && command -v jq >/dev/null; then \
+		tools/iolat-plot -o "$$out/$$name.png" "$$out/$$name.json" && \
+		echo "timeline: $$out/$$name.png"; \
+	fi
+
+# Printed figures, not a test: IOPS with and without tracing.
+bench: tools
+	@guest/run -t 600 -e IOLAT_TOOLS=$(BUILD)/tools -- $(CURDIR)/guest/bench
+
+clean:
+	@true
+
+distclean: clean
+	rm -rf $(BUILD)
