@@ -92,8 +92,11 @@ iops_of() {
 	echo $(( (${r1:-0} + ${w1:-0} - ${r0:-0} - ${w0:-0}) / $3 ))
 }
 
-# vmstat_key KEY: KEY's value in /proc/vmstat (pswpout: pages swapped out).
-vmstat_key() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+# vmstat_key KEY: KEY's value in /proc/vmstat (pswpout: pages swapped out);
+# fails when the kernel does not count it (CONFIG_VM_EVENT_COUNTERS=n).
+vmstat_key() {
+	awk -v k="$1" '$1 == k { print $2; found = 1 } END { exit !found }' /proc/vmstat
+}
 
 # What follows reads a recording: $REC, or the file in REC when called
 # from a test.  Times are iolat-top's "time" (wall clock, as now()).
