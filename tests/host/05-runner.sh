@@ -1,0 +1,132 @@
+# tests/run on canned guest runs: a fake guest/run replays a console log,
+# per-test results and an exit status, and the runner must fail the boot
+# for a report at boot or after the last test, a non-zero guest exit or a
+# guest that died, fail tests past the deadline, and refuse to run without
+# a kernel it needs.
+. "$(dirname "$0")/lib.sh"
+
+tmp=$(mktemp -d /tmp/iolat-runner.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fake_build() {	# DIR VARIANT-SUFFIX...: a "built" kernel for tests/run
+	local d
+	for d in "${@:2}"; do
+		mkdir -p "$1/kbuild$d/arch/x86/boot" "$1/kbuild$d/include/config" \
+			"$1/kbuild$d/include/generated"
+		: >"$1/kbuild$d/arch/x86/boot/bzImage"
+		echo 6.1.192-iolat >"$1/kbuild$d/include/config/kernel.release"
+		echo '#define UTS_VERSION "#1 SMP"' >"$1/kbuild$d/include/generated/utsversion.h"
+	done
+}
+fake_build "$tmp/build" ""
+
+# The fake guest/run: takes tests/run's arguments, writes a TAP line per
+# test (FAKE_RESULT: ok, or none for a guest that died first), the console
+# log $FAKE_SERIAL and exits $FAKE_RC.
+cat >"$tmp/guest-run" <<'FAKE'
+#!/usr/bin/env bash
+out= base=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	-o) out=$2; shift 2 ;;
+	-e) case $2 in IOLAT_TEST_BASE=*) base=${2#*=} ;; esac; shift 2 ;;
+	--) shift; break ;;
+	-q) shift ;;
+	*) shift 2 ;;
+	esac
+done
+shift	# tests/guest-suite
+suite=$1
+shift
+mkdir -p "$out"
+n=$base
+for t in "$@"; do
+	n=$((n + 1))
+	[ "$FAKE_RESULT" = ok ] && echo "ok $n $suite/$t" >>"$out/results"
+	echo "$suite/$t 3" >>"$out/durations"
+done
+cp "$FAKE_SERIAL" "$out/serial.log"
+exit "$FAKE_RC"
+FAKE
+chmod +x "$tmp/guest-run"
+
+boot='[    0.000000] Linux version 6.1.192-iolat
+[    1.000000] iolat-suite: start'
+tests='[    1.100000] iolat-suite: begin harness/01-kernel
+[    2.000000] iolat-suite: end harness/01-kernel'
+done_='[    2.100000] iolat-suite: done
+[    2.200000] sysrq: Resetting'
+
+# run_case NAME RC RESULT SERIAL WANT_SUMMARY WANT_EXIT [PATTERN]: tests/run
+# harness/01-kernel against the fake prints WANT_SUMMARY last, exits
+# WANT_EXIT and (if given) prints PATTERN.
+run_case() {
+	local name=$1 rc=$2 res=$3 serial=$4 want=$5 want_rc=$6 pat=${7:-} got got_rc
+	printf '%s\n' "$serial" >"$tmp/serial.log"
+	BUILD=$tmp/build IOLAT_GUEST_RUN=$tmp/guest-run FAKE_RC=$rc FAKE_RESULT=$res \
+		FAKE_SERIAL=$tmp/serial.log "$REPO/tests/run" harness/01-kernel \
+		>"$tmp/$name.out" 2>&1
+	got_rc=$?
+	got=$(tail -1 "$tmp/$name.out")
+	[ "$got" = "$want" ] && [ "$got_rc" = "$want_rc" ] ||
+		fail "$name: ended '$got' exit $got_rc, want '$want' exit $want_rc: $(cat "$tmp/$name.out")"
+	[ -z "$pat" ] || grep -Eq -- "$pat" "$tmp/$name.out" ||
+		fail "$name: no /$pat/ in: $(cat "$tmp/$name.out")"
+	note "$name: $got, exit $got_rc"
+}
+
+run_case clean 0 ok "$boot
+$tests
+$done_" "2 passed, 0 failed, 0 skipped" 0 '^ok 2 harness/boot$'
+
+run_case bug-on-at-boot 0 ok '[    0.900000] kernel BUG at block/blk-cgroup.c:1347!
+[    0.900100] invalid opcode: 0000 [#1] SMP'"
+$boot
+$tests
+$done_" "1 passed, 1 failed, 0 skipped" 1 'console: .*kernel BUG at'
+
+run_case report-inside-tests-left-to-guest 0 ok "$boot"'
+[    1.010000] WARNING: possible circular locking dependency detected
+[    1.020000] WARNING: inconsistent lock state'"
+$tests
+$done_" "2 passed, 0 failed, 0 skipped" 0
+# Inside the markers the guest checks each test itself; outside them the host.
+run_case lockdep-before-start 0 ok '[    0.5] WARNING: possible circular locking dependency detected
+[    0.6] WARNING: inconsistent lock state'"
+$boot
+$tests
+$done_" "1 passed, 1 failed, 0 skipped" 1 'console: .*inconsistent lock state'
+
+run_case report-at-shutdown 0 ok "$boot
+$tests
+$done_"'
+[    2.300000] BUG: KASAN: slab-use-after-free in blkiolatency_enable_work_fn+0x2a/0x80' \
+	"1 passed, 1 failed, 0 skipped" 1 'console: .*KASAN: slab-use-after-free'
+
+run_case guest-exit-1 1 ok "$boot
+$tests
+$done_" "1 passed, 1 failed, 0 skipped" 1 'not ok 2 harness/boot # guest/run exited 1'
+
+run_case guest-died 125 none "$boot
+[    1.500000] Kernel panic - not syncing: Fatal exception" \
+	"0 passed, 2 failed, 0 skipped" 1 'not ok 1 harness/01-kernel # no result'
+
+run_case no-done-marker 0 ok "$boot
+$tests" "1 passed, 1 failed, 0 skipped" 1 'never reached the end'
+
+# Past the deadline: nothing boots, every test fails saying why.
+printf '%s\n' "$boot" "$tests" "$done_" >"$tmp/serial.log"
+out=$(BUILD=$tmp/build IOLAT_GUEST_RUN=$tmp/guest-run FAKE_RC=0 FAKE_RESULT=ok \
+	FAKE_SERIAL=$tmp/serial.log IOLAT_DEADLINE=$(( $(date +%s) - 1 )) \
+	"$REPO/tests/run" harness/01-kernel 2>&1)
+[ "$(echo "$out" | tail -1)" = "0 passed, 2 failed, 0 skipped" ] &&
+	echo "$out" | grep -q 'not ok 1 harness/01-kernel # not run: the run.s deadline has passed' ||
+	fail "past the deadline: $out"
+
+# A kernel the run needs and that is not built is an error, not a skip:
+# the default run needs the debug kernel, a debug: suite too.
+expect 2 "kernel not built .*kbuild-debug.*make kernel-debug" \
+	env BUILD="$tmp/build" IOLAT_GUEST_RUN="$tmp/guest-run" "$REPO/tests/run"
+expect 2 "kernel not built .*kbuild-debug" \
+	env BUILD="$tmp/build" IOLAT_GUEST_RUN="$tmp/guest-run" "$REPO/tests/run" debug:harness
+expect 2 "kernel not built .*kbuild-debug" \
+	env BUILD="$tmp/build" IOLAT_GUEST_RUN="$tmp/guest-run" "$REPO/tests/run" --variant debug
