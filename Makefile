@@ -48,10 +48,11 @@ guest:
 tools:
 	@$(MAKE) -s -C tools
 
-test: tools
+# Both kernels: the default run ends with a subset on the debug kernel.
+test: kernel kernel-debug tools
 	@tests/run
 
-test-debug: tools
+test-debug: kernel-debug tools
 	@tests/run --variant debug
 
 # Set up whatever is missing, then boot and show the noisy neighbour.
@@ -79,7 +80,7 @@ bench: tools
 	@guest/run -t 600 -e IOLAT_TOOLS=$(BUILD)/tools -- $(CURDIR)/guest/bench
 
 clean:
-	@true
+	@$(MAKE) -s -C tools clean
 
 distclean: clean
 	rm -rf $(BUILD)
