@@ -405,7 +405,7 @@ check_throttling() {
 	# stopped nothing moves until its culprit is 5 s idle, then loose
 	# climbs back a step a second: compare at rest, on both sides of a
 	# copy of the trace (on a slow kernel, rest may be after the climb).
-	local io_depth io_use ev_depth ev_use before after i
+	local io_depth io_use ev_depth ev_use before after i off
 	cg_kill iolat-p/tight || fail "cannot stop tight"
 	sleep 0.5
 	for i in $(seq 60); do
@@ -432,10 +432,14 @@ check_throttling() {
 		fail "no missed window with action=down and $stat= for tight"
 	grep -q "iolatency_scale_cookie: \[$dev:/iolat-p\] cookie=1000000->[0-9]* down step=[0-9]* culprit=/iolat-p/tight scale_lat=${target}us by=window" $tr ||
 		fail "no first scale-down of /iolat-p by /iolat-p/tight"
-	# Each cookie event starts where the previous one ended.
+	# Each cookie event starts where the previous one ended.  Loose's
+	# depth steps below need a cookie change each: at least two events.
 	grep -o 'iolatency_scale_cookie: \[[^]]*\] cookie=[0-9]*->[0-9]*' $tr |
 		sed 's/.*cookie=//' | awk -F'->' 'NR > 1 && $1 != prev { print "cookie jumped " prev " -> " $1; bad = 1 }
-			{ prev = $2 } END { exit bad }' || fail "scale cookie events do not chain"
+			{ prev = $2 }
+			END { print "# " NR " scale cookie events checked"
+			      if (NR < 2) { print "fewer than 2 scale cookie events"; exit 1 }
+			      exit bad }' || fail "scale cookie events do not chain"
 
 	# Loose's depth: max, then halving to 1, before use_delay came on.
 	depth_seq=$(sed -n '1,/use_delay=0->1/p' $tr |
@@ -459,8 +463,10 @@ check_throttling() {
 	io_use=$(iostat_key iolat-p/loose "$dev" use_delay)
 	[ "$io_depth" = max ] || fail "io.stat depth of loose is '$io_depth' after recovery"
 	[ -z "$io_use" ] || fail "io.stat still shows use_delay=$io_use after recovery"
-	grep -o "iolatency_use_delay: \[$dev:/iolat-p/loose\] use_delay=[0-9]*->0" $tr | tail -1 ||
-		fail "no event turned use_delay off"
+	# (no pipefail: test what grep found, not what tail did)
+	off=$(grep -o "iolatency_use_delay: \[$dev:/iolat-p/loose\] use_delay=[0-9]*->0" $tr | tail -1)
+	[ -n "$off" ] || fail "no event turned use_delay off"
+	echo "$off"
 	note "decisions (all but windows), as traced:"
 	grep -v iolatency_window "$TRACEFS/trace" | grep -o '[0-9.]*: iolatency_.*' | head -60
 	cg_kill iolat-p/loose

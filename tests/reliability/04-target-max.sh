@@ -5,7 +5,8 @@
 #     loose is held at depth 1 with use_delay on, tight's target=max:
 #     io.latency reads back without the device, and loose is let go at
 #     once: the requests in flight on the device go from the 2 that loose
-#     (depth 1) and tight (queue depth 1) may have to 6 or more.  With no
+#     (depth 1) and tight (queue depth 1) may have (in one of up to 3
+#     one-second looks: one may catch a hand-over) to 6 or more.  With no
 #     target left, io.latency is off for the device (enable_cnt 0, the
 #     queue frozen to flip it), and nothing resets loose's state: io.stat
 #     may keep saying depth=1 use_delay=N although nothing throttles loose
@@ -44,12 +45,21 @@ max_inflight() {
 # (1) The only target goes.
 throttle_start
 wait_throttle delayed 120 $dev iolat-p/loose
-before=$(max_inflight)
+# One look of max_inflight may catch a request of loose being completed
+# while its next one is issued: up to 3 looks, and it is held if any of
+# them sees at most 2 in flight.
+tries=
+for try in 1 2 3; do
+	before=$(max_inflight)
+	tries+=" $before"
+	note "look $try: at most $before requests in flight on $dev with loose throttled"
+	[ "$before" -le 2 ] && break
+done
+[ "$before" -le 2 ] || fail "requests in flight while loose was held at depth 1, at most, in each of 3 looks:$tries"
 drop_target
 sleep 1
 after=$(max_inflight)
-note "requests in flight on $dev: at most $before with loose throttled, $after after target=max"
-[ "$before" -le 2 ] || fail "$before requests in flight while loose was held at depth 1"
+note "requests in flight on $dev: at most $before with loose throttled (looks:$tries), $after after target=max"
 [ "$after" -ge 6 ] || fail "loose still held after the last target went: $after requests in flight"
 if is_delayed $dev iolat-p/loose; then
 	note "NOTE: io.latency is off for $dev now and loose's io.stat is left as it was:" \

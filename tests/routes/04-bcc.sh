@@ -86,7 +86,9 @@ note "loose's depth steps: $got"
 [ "$got" = "$want" ] || fail "trace-bpfcc: loose's depth went '$got', want '$want'"
 grep -qE ' iolatency_scale_cookie +\[/iolat-p\] cookie=1000000->[0-9]+ up=0 culprit=/iolat-p/tight$' /tmp/iolat-trace.txt ||
 	fail "trace-bpfcc: no first scale-down of /iolat-p by tight"
-! grep -E ' iolatency_scale_cookie ' /tmp/iolat-trace.txt | grep -v ' up=0 ' ||
+cookies=$(grep -E ' iolatency_scale_cookie ' /tmp/iolat-trace.txt)
+[ -n "$cookies" ] || fail "trace-bpfcc: no iolatency_scale_cookie line"
+! grep -v ' up=0 ' <<<"$cookies" ||
 	fail "trace-bpfcc: the (args->up == 0) predicate let a scale-up through"
 
 # argdist: its last, cumulative, interval.
@@ -105,3 +107,16 @@ grep -Eq '^ +wait_us +: count +distribution' /tmp/iolat-argdist.txt ||
 	fail "argdist: no wait_us histogram"
 grep -Eq '^ +[0-9]+ -> [0-9]+ +: [1-9][0-9]* +\|' /tmp/iolat-argdist.txt ||
 	fail "argdist: the wait_us histogram is empty"
+# The rows under the wait_us header ("LOW -> HIGH : COUNT |***|"): at
+# least one bucket of them has a non-zero count.
+awk '/^ +wait_us +: count +distribution/ { in_h = 1; next }
+     in_h && /^ +[0-9]+ -> [0-9]+ +: [0-9]+ +\|.*\|$/ {
+	rows++
+	split($0, f, ":"); c = f[2] + 0
+	if (c > 0) { nonzero++; waits += c }
+	next
+     }
+     { in_h = 0 }
+     END { printf "# wait_us histogram: %d buckets, %d with a count, %d waits\n", rows, nonzero, waits
+	   exit !(nonzero > 0) }' /tmp/iolat-argdist.txt ||
+	fail "argdist: no bucket of the wait_us histogram has a count"

@@ -25,20 +25,27 @@ grep -o 'iolatency_delay_charge: \[iolat0:/iolat-p/loose\] lat=[0-9]*us charge=[
 	head -3
 n=$(grep -c 'iolatency_delay_charge: \[iolat0:/iolat-p/loose\]' /tmp/trace.txt)
 [ "$n" -gt 0 ] || fail "no delay charged to loose"
+# (awk counts the charges it checked: none checked is a failure too)
 grep -o 'iolatency_delay_charge: \[iolat0:/iolat-p/loose\] lat=[0-9]*us charge=[0-9]*us' /tmp/trace.txt |
 	sed 's/.*lat=\([0-9]*\)us charge=\([0-9]*\)us/\1 \2/' |
-	awk '{ s = $1 + $2; if (s < 9998 || s > 10000) { print "bad charge: lat " $1 " charge " $2; bad = 1 } }
-	     END { exit bad }' || fail "charges do not add up to the 10 ms target"
+	awk '{ n++; s = $1 + $2; if (s < 9998 || s > 10000) { print "bad charge: lat " $1 " charge " $2; bad = 1 } }
+	     END { print "# " n + 0 " charges checked"
+		   if (n == 0) { print "no charge line to check"; exit 1 }
+		   exit bad }' || fail "charges do not add up to the 10 ms target"
 
 # Payments: dd, in loose, never more than the 250 ms cap per sleep.
 grep -o 'iolatency_delay_pay: .*' /tmp/trace.txt | head -3
 grep -o 'iolatency_delay_pay: \[iolat0:/iolat-p/loose\] pid=[0-9]* comm=dd delay=[0-9]*us sleep=[0-9]*us' /tmp/trace.txt |
 	sed 's/.*delay=\([0-9]*\)us sleep=\([0-9]*\)us/\1 \2/' |
-	awk '{ want = $1 < 250000 ? $1 : 250000
+	awk '{ n++; want = $1 < 250000 ? $1 : 250000
 	       if ($2 != want) { print "owed " $1 "us, slept for " $2 "us"; bad = 1 } }
-	     END { exit bad }' || fail "a sleep is not min(owed, 250 ms)"
+	     END { print "# " n + 0 " payments by dd checked"
+		   if (n == 0) { print "no payment by dd to check"; exit 1 }
+		   exit bad }' || fail "a sleep is not min(owed, 250 ms)"
 if grep -q 'sleep=250000us(capped)' /tmp/trace.txt; then note "some sleeps were capped at 250 ms"; fi
-! grep 'iolatency_delay_pay:' /tmp/trace.txt | grep -v '/iolat-p/loose' ||
+pays=$(grep 'iolatency_delay_pay:' /tmp/trace.txt)
+[ -n "$pays" ] || fail "no iolatency_delay_pay event in the trace copy"
+! grep -v '/iolat-p/loose' <<<"$pays" ||
 	fail "a group other than loose paid delay"
 
 # The protected reader keeps going while loose swaps.

@@ -1,33 +1,100 @@
 # The bpftrace scripts of tracepoints/ run on the real events and print
 # what the swap scenario produces: scale-downs by tight, loose's depth
 # steps, delay slept by dd, missed windows, time at depth 1.
+#
+# bpftrace starts slowly under emulation, each script at its own pace, so
+# the scripts run with no time limit of their own (no argument: $1 is 0);
+# once all are tracing the scenario runs for $run s, then SIGINT ends them
+# all and each prints its summary, as after Ctrl-C.
 . "$IOLAT_REPO/tests/lib.sh"
 
 B=$IOLAT_REPO/tracepoints
 scripts="iolat-scale iolat-depth iolat-delay-hist iolat-window iolat-depth1 iolat-culprit"
-secs=75
-pids=
+run=60		# s of scenario traced
+declare -A PID
 for s in $scripts; do
-	BPFTRACE_STRLEN=64 bpftrace "$B/$s.bt" $secs >/tmp/$s.out 2>&1 &
-	pids+=" $!"
+	BPFTRACE_STRLEN=64 bpftrace "$B/$s.bt" >/tmp/$s.out 2>&1 &
+	PID[$s]=$!
+	bg_track $!
 done
+# bg_track's EXIT trap stops the scripts if the test fails before SIGINT.
+trap 'bg_stop; swapoff /dev/iolat0 2>/dev/null' EXIT
 for s in $scripts; do
-	wait_for 180 grep -q '^Tracing' /tmp/$s.out || { cat /tmp/$s.out; fail "$s did not start"; }
+	tracer_wait 180 "${PID[$s]}" grep -q '^Tracing' /tmp/$s.out
+	rc=$?
+	[ $rc = 0 ] || { cat /tmp/$s.out; fail "$s did not start (tracer_wait $rc: 1 it ended, 124 not within 180 s)"; }
 done
+note "all scripts tracing after $SECONDS s"
 sleep 3
-trap 'swapoff /dev/iolat0 2>/dev/null' EXIT
 swap_scenario_start
-wait $pids	# the scripts end on their own after $secs s
+sleep $run
+for s in $scripts; do kill -INT "${PID[$s]}" 2>/dev/null; done
+for s in $scripts; do
+	tracer_end 60 "${PID[$s]}"
+	rc=$?
+	[ $rc = 0 ] || { cat /tmp/$s.out; fail "$s exited $rc on SIGINT (124: still running after 60 s)"; }
+done
 for s in $scripts; do echo "== $s"; cat /tmp/$s.out; done
 for s in $scripts; do
 	! grep -qi 'error' /tmp/$s.out || fail "$s reported an error"
 done
-grep -q '/iolat-p/tight' /tmp/iolat-culprit.out || fail "iolat-culprit: tight not named"
-grep -q 'iolat0 *\/iolat-p\/loose *max->' /tmp/iolat-depth.out || fail "iolat-depth: no max->N for loose"
-grep -q '/iolat-p/loose *2->1' /tmp/iolat-depth.out || fail "iolat-depth: no 2->1 for loose"
-grep -q '/iolat-p' /tmp/iolat-scale.out || fail "iolat-scale: no parent"
-grep -q 'dd' /tmp/iolat-delay-hist.out || fail "iolat-delay-hist: dd not shown"
-grep -q '\[' /tmp/iolat-delay-hist.out || fail "iolat-delay-hist: no histogram"
-grep -q '/iolat-p/tight' /tmp/iolat-window.out || fail "iolat-window: tight not shown"
-grep -q "at1_since_ms\[iolat0, /iolat-p/loose\]" /tmp/iolat-depth1.out || fail "iolat-depth1: loose not shown at depth 1"
+
+# Every line checked is of the shape its script prints (see each script's
+# header): a line of its own per event, or a map entry of its summary.
+T='[0-9][0-9]:[0-9][0-9]:[0-9][0-9]'	# time("%H:%M:%S ")
+
+# iolat-culprit: a line per scale-down, "TIME DEVICE PARENT CULPRIT
+# SCALE_LAT OLD->NEW", and the scale-downs counted per culprit.
+lines=$(grep -E "^$T iolat0 +/iolat-p +/iolat-p/tight +1000us [0-9]+->[0-9]+\$" /tmp/iolat-culprit.out)
+[ -n "$lines" ] || fail "iolat-culprit: no scale-down line naming tight (scale_lat 1000us)"
+head -2 <<<"$lines"
+grep -Ex '@downs\[iolat0, /iolat-p/tight\]: [1-9][0-9]*' /tmp/iolat-culprit.out ||
+	fail "iolat-culprit: no scale-downs counted for tight"
+
+# iolat-depth: "TIME DEVICE CGROUP OLD->NEW COOKIE", loose's first halving
+# from max and its last one, to 1.
+want=$(depth_halvings iolat0)
+first=${want%% *}
+grep -E "^$T iolat0 +/iolat-p/loose +$first +[0-9]+\$" /tmp/iolat-depth.out ||
+	fail "iolat-depth: no $first line for loose (steps $want)"
+grep -E "^$T iolat0 +/iolat-p/loose +2->1 +[0-9]+\$" /tmp/iolat-depth.out ||
+	fail "iolat-depth: no 2->1 line for loose"
+
+# iolat-scale: scale-downs of /iolat-p counted, by a window.
+grep -Ex '@down\[iolat0, /iolat-p\]: [1-9][0-9]*' /tmp/iolat-scale.out ||
+	fail "iolat-scale: no scale-down counted for /iolat-p"
+grep -Ex '  window: [1-9][0-9]* down, [0-9]+ up' /tmp/iolat-scale.out ||
+	fail "iolat-scale: no scale-down by a window"
+grep -Ex '  timer:  [0-9]+ down, [0-9]+ up' /tmp/iolat-scale.out ||
+	fail "iolat-scale: no count of the timer's scale events"
+
+# iolat-delay-hist: a histogram keyed "@slept_us[dd, PID]:", its bucket
+# lines "[LOW, HIGH)   COUNT |@@@|", at least one with a count.
+awk '/^@slept_us\[dd, [0-9]+]: ?$/ { keys++; in_dd = 1; next }
+     in_dd && /^(\(\.\.\., 0\)|\[[0-9]+[KMGT]?]|\[[0-9]+[KMGT]?, [0-9]+[KMGT]?\)) +[0-9]+ \|@* *\|$/ {
+	buckets++
+	for (i = 2; i <= NF; i++) if ($i ~ /^\|/) break
+	if ($(i - 1) + 0 > 0) { nonzero++; slept += $(i - 1) }
+	next
+     }
+     { in_dd = 0 }
+     END { printf "# %d histograms of dd, %d bucket lines, %d with a count (%d sleeps)\n",
+		  keys, buckets, nonzero, slept
+	   exit !(nonzero > 0) }' /tmp/iolat-delay-hist.out ||
+	fail "iolat-delay-hist: no histogram of dd's sleeps with a non-zero bucket"
+
+# iolat-window: a line per missed window of tight (non-rotational: the
+# share of bios over target), one of them scaling down; missed counted.
+lines=$(grep -E "^$T iolat0 +/iolat-p/tight +ssd [0-9]+/[0-9]+ bios over 1000us = [0-9]+\.[0-9]% \(limit 10% = [0-9]+\) win=[0-9]+ms action=down\$" \
+	/tmp/iolat-window.out)
+[ -n "$lines" ] || fail "iolat-window: no missed window of tight with action=down"
+head -2 <<<"$lines"
+grep -Ex '@missed\[iolat0, /iolat-p/tight\]: [1-9][0-9]*' /tmp/iolat-window.out ||
+	fail "iolat-window: no missed windows counted for tight"
+
+# iolat-depth1: loose is still at depth 1 when the scripts stop.
+grep -Eq '^Still at depth 1 at [0-9]+ ms, since \(ms\):$' /tmp/iolat-depth1.out ||
+	fail "iolat-depth1: no summary"
+grep -Ex '@at1_since_ms\[iolat0, /iolat-p/loose\]: [0-9]+' /tmp/iolat-depth1.out ||
+	fail "iolat-depth1: loose not shown at depth 1"
 cg_kill iolat-p
