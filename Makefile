@@ -6,7 +6,7 @@
 BUILD ?= $(CURDIR)/build
 export BUILD
 
-.PHONY: help deps kernel kernel-debug tree check-patches check-series \
+.PHONY: help deps kernel kernel-debug tree check-patches check-notrace check-series \
 	guest tools test test-debug demo scenario bench clean distclean
 
 help:
@@ -20,6 +20,7 @@ help:
 	@echo 'make bench          IOPS with no tracing, iolat-top, all events (printed)'
 	@echo 'make guest CMD=..   boot the guest and run CMD in it'
 	@echo 'make check-patches  checkpatch --strict every patch of patches/series'
+	@echo 'make check-notrace  W=1 without CONFIG_TRACEPOINTS: the series adds no warning'
 	@echo 'make check-series   build the kernel after each patch in turn'
 	@echo 'make clean          remove tool objects; distclean removes build/'
 
@@ -37,6 +38,9 @@ tree:
 
 check-patches:
 	@guest/check-patches
+
+check-notrace:
+	@guest/check-notrace
 
 check-series:
 	@guest/build-kernel --check-series
