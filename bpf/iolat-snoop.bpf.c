@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iolat-snoop: one ring buffer record per io.latency decision.  Windows
- * that change nothing (action ok), bios waiting for a slot and delay
+ * that change nothing (action ok), bios that slept for a slot and delay
  * charges come in numbers, so they are only sent with -a (targ_all).
+ * Per-bio events send a short record without a path.
  */
 #include "iolat.bpf.h"
 
@@ -15,59 +16,87 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
-/* Reserve a record for @blkg's event of @type, with its cgroup path. */
+/*
+ * Reserve a record of @size bytes for an event of @type about @dev and
+ * @cgroup_id.  The ring buffer wants a constant size: callers pass
+ * sizeof(struct iolat_event) or IOLAT_EVENT_SHORT.
+ */
+static __always_inline struct iolat_event *
+event_reserve(__u32 dev, __u64 cgroup_id, __u32 type, __u32 size)
+{
+	struct iolat_event *e;
+
+	if (targ_dev && dev != targ_dev)
+		return NULL;
+	e = bpf_ringbuf_reserve(&events, size, 0);
+	if (!e) {
+		count_lost();
+		return NULL;
+	}
+	e->ts_ns = bpf_ktime_get_ns();
+	e->cgroup_id = cgroup_id;
+	e->dev = dev;
+	e->type = type;
+	e->pid = bpf_get_current_pid_tgid() >> 32;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	return e;
+}
+
+/* A decision about @blkg, with the cgroup path its event carries. */
 static __always_inline struct iolat_event *
 event_start(struct blkcg_gq *blkg, const char *path, __u32 type)
 {
 	struct iolat_key key = blkg_key(blkg);
 	struct iolat_event *e;
 
-	if (dev_filtered(&key))
-		return NULL;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count_lost();
-		return NULL;
-	}
-	e->ts_ns = bpf_ktime_get_ns();
-	e->cgroup_id = key.cgroup_id;
-	e->dev = key.dev;
-	e->type = type;
-	e->pid = bpf_get_current_pid_tgid() >> 32;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	bpf_probe_read_kernel_str(e->path, sizeof(e->path), path);
-	e->path2[0] = '\0';
+	e = event_reserve(key.dev, key.cgroup_id, type, sizeof(*e));
+	if (e)
+		bpf_probe_read_kernel_str(e->path, sizeof(e->path), path);
 	return e;
 }
 
+/* A per-bio event: no path (the front-end has it from the id), no copy. */
+static __always_inline struct iolat_event *
+event_start_short(struct blkcg_gq *blkg, __u32 type)
+{
+	struct iolat_key key = blkg_key(blkg);
+
+	return event_reserve(key.dev, key.cgroup_id, type, IOLAT_EVENT_SHORT);
+}
+
 SEC("tp_btf/iolatency_window")
-int BPF_PROG(on_window, struct blkcg_gq *blkg, const char *path, bool ssd,
-	     u64 target_ns, u64 win_ns, u64 nr_samples, u64 mean_ns,
-	     u64 nr_missed, bool met, int action, u32 cookie)
+int BPF_PROG(on_window, struct blkcg_gq *blkg, const char *path,
+	     const struct iolatency_window_info *info)
 {
 	struct iolat_event *e;
+	int action = info->action;
 
 	if (action == IOLAT_ACT_OK && !targ_all)
 		return 0;
 	e = event_start(blkg, path, IOLAT_EV_WINDOW);
 	if (!e)
 		return 0;
-	e->window.target_ns = target_ns;
-	e->window.win_ns = win_ns;
-	e->window.samples = nr_samples;
-	e->window.mean_ns = mean_ns;
-	e->window.missed = nr_missed;
-	e->window.cookie = cookie;
+	e->window.target_ns = info->target_ns;
+	e->window.win_ns = info->win_ns;
+	e->window.samples = info->nr_samples;
+	e->window.mean_ns = info->mean_ns;
+	e->window.missed = info->nr_missed;
+	e->window.acc_samples = info->acc_samples;
+	e->window.acc_mean_ns = info->acc_mean_ns;
+	e->window.acc_missed = info->acc_missed;
+	e->window.scale_lat_ns = info->scale_lat_ns;
+	e->window.cookie = info->cookie;
 	e->window.action = action;
-	e->window.ssd = ssd;
-	e->window.met = met;
+	e->window.ssd = info->ssd;
+	e->window.win_met = info->win_met;
+	e->window.met = info->met;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 
 SEC("tp_btf/iolatency_target")
 int BPF_PROG(on_target, struct blkcg_gq *blkg, const char *path, u64 old_ns,
-	     u64 new_ns, u64 win_ns)
+	     u64 new_ns, u64 win_ns, int by)
 {
 	struct iolat_event *e = event_start(blkg, path, IOLAT_EV_TARGET);
 
@@ -76,41 +105,91 @@ int BPF_PROG(on_target, struct blkcg_gq *blkg, const char *path, u64 old_ns,
 	e->target.old_ns = old_ns;
 	e->target.new_ns = new_ns;
 	e->target.win_ns = win_ns;
+	e->target.by = by;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("tp_btf/iolatency_enable")
+int BPF_PROG(on_enable, struct gendisk *disk, bool old, bool new,
+	     int nr_targets, u64 frozen_ns)
+{
+	struct iolat_event *e;
+
+	e = event_reserve(disk_dev(disk), 0, IOLAT_EV_ENABLE, IOLAT_EVENT_SHORT);
+	if (!e)
+		return 0;
+	e->enable.frozen_ns = frozen_ns;
+	e->enable.nr_targets = nr_targets;
+	e->enable.old = old;
+	e->enable.new = new;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* The three events of iolatency_scale_class. */
+static __always_inline int scale_event(struct blkcg_gq *blkg, const char *path,
+				       __u32 type, u64 culprit_id,
+				       u64 scale_lat_ns, u64 idle_ns, u32 old,
+				       u32 new, int by)
+{
+	struct iolat_event *e = event_start(blkg, path, type);
+
+	if (!e)
+		return 0;
+	e->scale.culprit_id = culprit_id;
+	e->scale.scale_lat_ns = scale_lat_ns;
+	e->scale.idle_ns = idle_ns;
+	e->scale.old = old;
+	e->scale.new = new;
+	e->scale.by = by;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 
 SEC("tp_btf/iolatency_scale_cookie")
 int BPF_PROG(on_scale_cookie, struct blkcg_gq *blkg, const char *path,
-	     const char *culprit, u32 old, u32 new, bool up, u32 step,
-	     u64 scale_lat_ns, bool timer)
+	     u64 culprit_id, u64 scale_lat_ns, u64 idle_ns, u32 old, u32 new,
+	     int by)
 {
-	struct iolat_event *e = event_start(blkg, path, IOLAT_EV_COOKIE);
-
-	if (!e)
-		return 0;
-	e->cookie.scale_lat_ns = scale_lat_ns;
-	e->cookie.old = old;
-	e->cookie.new = new;
-	e->cookie.step = step;
-	e->cookie.up = up;
-	e->cookie.timer = timer;
-	bpf_probe_read_kernel_str(e->path2, sizeof(e->path2), culprit);
-	bpf_ringbuf_submit(e, 0);
-	return 0;
+	return scale_event(blkg, path, IOLAT_EV_COOKIE, culprit_id,
+			   scale_lat_ns, idle_ns, old, new, by);
 }
 
 SEC("tp_btf/iolatency_scale_grp_clear")
 int BPF_PROG(on_scale_grp_clear, struct blkcg_gq *blkg, const char *path,
-	     const char *culprit, u64 idle_ns, u32 cookie)
+	     u64 culprit_id, u64 scale_lat_ns, u64 idle_ns, u32 old, u32 new,
+	     int by)
 {
-	struct iolat_event *e = event_start(blkg, path, IOLAT_EV_GRP_CLEAR);
+	return scale_event(blkg, path, IOLAT_EV_GRP_CLEAR, culprit_id,
+			   scale_lat_ns, idle_ns, old, new, by);
+}
+
+SEC("tp_btf/iolatency_scale_reset")
+int BPF_PROG(on_scale_reset, struct blkcg_gq *blkg, const char *path,
+	     u64 culprit_id, u64 scale_lat_ns, u64 idle_ns, u32 old, u32 new,
+	     int by)
+{
+	return scale_event(blkg, path, IOLAT_EV_RESET, culprit_id,
+			   scale_lat_ns, idle_ns, old, new, by);
+}
+
+SEC("tp_btf/iolatency_scale_skip")
+int BPF_PROG(on_scale_skip, struct blkcg_gq *blkg, const char *path, u32 old,
+	     u32 new, int reason, u64 target_ns, u64 scale_lat_ns,
+	     u64 nr_samples, u64 thresh)
+{
+	struct iolat_event *e = event_start(blkg, path, IOLAT_EV_SKIP);
 
 	if (!e)
 		return 0;
-	e->grp_clear.idle_ns = idle_ns;
-	e->grp_clear.cookie = cookie;
-	bpf_probe_read_kernel_str(e->path2, sizeof(e->path2), culprit);
+	e->skip.target_ns = target_ns;
+	e->skip.scale_lat_ns = scale_lat_ns;
+	e->skip.samples = nr_samples;
+	e->skip.thresh = thresh;
+	e->skip.old = old;
+	e->skip.new = new;
+	e->skip.reason = reason;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
@@ -132,14 +211,14 @@ int BPF_PROG(on_depth, struct blkcg_gq *blkg, const char *path, u32 old,
 }
 
 SEC("tp_btf/iolatency_throttle")
-int BPF_PROG(on_throttle, struct blkcg_gq *blkg, const char *path, u32 depth,
-	     u32 inflight, u64 wait_ns)
+int BPF_PROG(on_throttle, struct blkcg_gq *blkg, u32 depth, u32 inflight,
+	     u64 wait_ns)
 {
 	struct iolat_event *e;
 
 	if (!targ_all)
 		return 0;
-	e = event_start(blkg, path, IOLAT_EV_THROTTLE);
+	e = event_start_short(blkg, IOLAT_EV_THROTTLE);
 	if (!e)
 		return 0;
 	e->throttle.wait_ns = wait_ns;
@@ -165,17 +244,17 @@ int BPF_PROG(on_use_delay, struct blkcg_gq *blkg, const char *path, int old,
 }
 
 SEC("tp_btf/iolatency_delay_charge")
-int BPF_PROG(on_delay_charge, struct blkcg_gq *blkg, const char *path,
-	     u64 req_ns, u64 charge_ns, u64 delay_ns)
+int BPF_PROG(on_delay_charge, struct blkcg_gq *blkg, u64 lat_ns,
+	     u64 charge_ns, u64 delay_ns)
 {
 	struct iolat_event *e;
 
 	if (!targ_all)
 		return 0;
-	e = event_start(blkg, path, IOLAT_EV_CHARGE);
+	e = event_start_short(blkg, IOLAT_EV_CHARGE);
 	if (!e)
 		return 0;
-	e->charge.req_ns = req_ns;
+	e->charge.lat_ns = lat_ns;
 	e->charge.charge_ns = charge_ns;
 	e->charge.delay_ns = delay_ns;
 	bpf_ringbuf_submit(e, 0);
@@ -183,11 +262,10 @@ int BPF_PROG(on_delay_charge, struct blkcg_gq *blkg, const char *path,
 }
 
 SEC("tp_btf/iolatency_delay_pay")
-int BPF_PROG(on_delay_pay, struct blkcg_gq *blkg, const char *path,
-	     u64 delay_ns, u64 sleep_ns, u64 slept_ns, bool capped,
-	     bool memdelay)
+int BPF_PROG(on_delay_pay, struct blkcg_gq *blkg, u64 delay_ns,
+	     u64 sleep_ns, u64 slept_ns, bool capped, bool memstall)
 {
-	struct iolat_event *e = event_start(blkg, path, IOLAT_EV_PAY);
+	struct iolat_event *e = event_start_short(blkg, IOLAT_EV_PAY);
 
 	if (!e)
 		return 0;
@@ -195,7 +273,7 @@ int BPF_PROG(on_delay_pay, struct blkcg_gq *blkg, const char *path,
 	e->pay.sleep_ns = sleep_ns;
 	e->pay.slept_ns = slept_ns;
 	e->pay.capped = capped;
-	e->pay.memdelay = memdelay;
+	e->pay.memstall = memstall;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

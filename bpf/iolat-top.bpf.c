@@ -3,7 +3,8 @@
  * iolat-top: fold io.latency's per-window decisions into per-(device,
  * cgroup) counters that the front-end reads once an interval.  The events
  * fire per window or per throttling decision, not per IO, except
- * iolatency_throttle, which only throttled bios hit.
+ * iolatency_throttle (bios that slept for a slot) and the delay charges and
+ * pays: those programs only add to counters, and no program reads a path.
  */
 #include "iolat.bpf.h"
 
@@ -43,28 +44,33 @@ static __always_inline struct iolat_parent *parent_of(struct blkcg_gq *blkg)
 }
 
 SEC("tp_btf/iolatency_window")
-int BPF_PROG(on_window, struct blkcg_gq *blkg, const char *path, bool ssd,
-	     u64 target_ns, u64 win_ns, u64 nr_samples, u64 mean_ns,
-	     u64 nr_missed, bool met, int action, u32 cookie)
+int BPF_PROG(on_window, struct blkcg_gq *blkg, const char *path,
+	     const struct iolatency_window_info *info)
 {
 	struct iolat_group *g = group_of(blkg);
+	int action = info->action;
+	bool met = info->met;
 
 	if (!g)
 		return 0;
 	g->windows++;
-	if (!met)
+	if (!met && action != IOLAT_ACT_OFFLINE)
 		g->windows_missed++;
 	if (action == IOLAT_ACT_DOWN)
 		g->scale_downs_caused++;
 	g->last_window_ns = bpf_ktime_get_ns();
-	g->last_samples = nr_samples;
-	g->last_mean_ns = mean_ns;
-	g->last_missed = nr_missed;
-	g->target_ns = target_ns;
-	g->win_ns = win_ns;
-	g->cookie = cookie;
-	g->ssd = ssd;
+	g->last_samples = info->nr_samples;
+	g->last_mean_ns = info->mean_ns;
+	g->last_missed = info->nr_missed;
+	g->acc_samples = info->acc_samples;
+	g->acc_mean_ns = info->acc_mean_ns;
+	g->acc_missed = info->acc_missed;
+	g->target_ns = info->target_ns;
+	g->win_ns = info->win_ns;
+	g->cookie = info->cookie;
+	g->ssd = info->ssd;
 	g->last_met = met;
+	g->last_win_met = info->win_met;
 	g->last_action = action;
 	g->has_window = 1;
 	return 0;
@@ -72,7 +78,7 @@ int BPF_PROG(on_window, struct blkcg_gq *blkg, const char *path, bool ssd,
 
 SEC("tp_btf/iolatency_target")
 int BPF_PROG(on_target, struct blkcg_gq *blkg, const char *path, u64 old_ns,
-	     u64 new_ns, u64 win_ns)
+	     u64 new_ns, u64 win_ns, int by)
 {
 	struct iolat_group *g = group_of(blkg);
 
@@ -113,35 +119,76 @@ int BPF_PROG(on_cgroup_rename, struct cgroup *cgrp, const char *path)
 
 SEC("tp_btf/iolatency_scale_cookie")
 int BPF_PROG(on_scale_cookie, struct blkcg_gq *blkg, const char *path,
-	     const char *culprit, u32 old, u32 new, bool up, u32 step,
-	     u64 scale_lat_ns, bool timer)
+	     u64 culprit_id, u64 scale_lat_ns, u64 idle_ns, u32 old, u32 new,
+	     int by)
 {
 	struct iolat_parent *p = parent_of(blkg);
 
 	if (!p)
 		return 0;
-	if (up)
+	if (new > old)
 		p->scale_ups++;
 	else
 		p->scale_downs++;
-	if (timer)
+	if (by == IOLAT_BY_TIMER)
 		p->timer_ups++;
 	p->cookie = new;
 	p->scale_lat_ns = scale_lat_ns;
-	bpf_probe_read_kernel_str(p->culprit, sizeof(p->culprit), culprit);
+	p->culprit_id = culprit_id;
 	return 0;
 }
 
 SEC("tp_btf/iolatency_scale_grp_clear")
 int BPF_PROG(on_scale_grp_clear, struct blkcg_gq *blkg, const char *path,
-	     const char *culprit, u64 idle_ns, u32 cookie)
+	     u64 culprit_id, u64 scale_lat_ns, u64 idle_ns, u32 old, u32 new,
+	     int by)
 {
 	struct iolat_parent *p = parent_of(blkg);
 
 	if (p) {
 		p->grp_clears++;
-		p->culprit[0] = '\0';
-		p->cookie = cookie;
+		p->culprit_id = 0;
+		p->cookie = new;
+	}
+	return 0;
+}
+
+SEC("tp_btf/iolatency_scale_reset")
+int BPF_PROG(on_scale_reset, struct blkcg_gq *blkg, const char *path,
+	     u64 culprit_id, u64 scale_lat_ns, u64 idle_ns, u32 old, u32 new,
+	     int by)
+{
+	struct iolat_parent *p = parent_of(blkg);
+
+	if (p) {
+		p->resets++;
+		p->culprit_id = 0;
+		p->scale_lat_ns = 0;
+		p->cookie = new;
+	}
+	return 0;
+}
+
+SEC("tp_btf/iolatency_scale_skip")
+int BPF_PROG(on_scale_skip, struct blkcg_gq *blkg, const char *path, u32 old,
+	     u32 new, int reason, u64 target_ns, u64 scale_lat_ns,
+	     u64 nr_samples, u64 thresh)
+{
+	struct iolat_group *g = group_of(blkg);
+
+	if (!g)
+		return 0;
+	/* Constant indexes: nothing for the verifier to bound. */
+	switch (reason) {
+	case IOLAT_REASON_RACED:
+		__sync_fetch_and_add(&g->skips[IOLAT_REASON_RACED], 1);
+		break;
+	case IOLAT_REASON_PROTECTED:
+		__sync_fetch_and_add(&g->skips[IOLAT_REASON_PROTECTED], 1);
+		break;
+	case IOLAT_REASON_FEW_IOS:
+		__sync_fetch_and_add(&g->skips[IOLAT_REASON_FEW_IOS], 1);
+		break;
 	}
 	return 0;
 }
@@ -162,8 +209,8 @@ int BPF_PROG(on_depth, struct blkcg_gq *blkg, const char *path, u32 old,
 }
 
 SEC("tp_btf/iolatency_throttle")
-int BPF_PROG(on_throttle, struct blkcg_gq *blkg, const char *path, u32 depth,
-	     u32 inflight, u64 wait_ns)
+int BPF_PROG(on_throttle, struct blkcg_gq *blkg, u32 depth, u32 inflight,
+	     u64 wait_ns)
 {
 	struct iolat_group *g = group_of(blkg);
 
@@ -189,8 +236,8 @@ int BPF_PROG(on_use_delay, struct blkcg_gq *blkg, const char *path, int old,
 }
 
 SEC("tp_btf/iolatency_delay_charge")
-int BPF_PROG(on_delay_charge, struct blkcg_gq *blkg, const char *path,
-	     u64 req_ns, u64 charge_ns, u64 delay_ns)
+int BPF_PROG(on_delay_charge, struct blkcg_gq *blkg, u64 lat_ns,
+	     u64 charge_ns, u64 delay_ns)
 {
 	struct iolat_group *g = group_of(blkg);
 
@@ -203,9 +250,8 @@ int BPF_PROG(on_delay_charge, struct blkcg_gq *blkg, const char *path,
 }
 
 SEC("tp_btf/iolatency_delay_pay")
-int BPF_PROG(on_delay_pay, struct blkcg_gq *blkg, const char *path,
-	     u64 delay_ns, u64 sleep_ns, u64 slept_ns, bool capped,
-	     bool memdelay)
+int BPF_PROG(on_delay_pay, struct blkcg_gq *blkg, u64 delay_ns,
+	     u64 sleep_ns, u64 slept_ns, bool capped, bool memstall)
 {
 	struct iolat_group *g = group_of(blkg);
 

@@ -23,16 +23,22 @@ static __always_inline void count_lost(void)
 	__sync_fetch_and_add(&lost, 1);
 }
 
+/* The kernel dev_t of @disk, 0 for none. */
+static __always_inline __u32 disk_dev(struct gendisk *disk)
+{
+	if (!disk)
+		return 0;
+	return IOLAT_MKDEV(BPF_CORE_READ(disk, major),
+			   BPF_CORE_READ(disk, first_minor));
+}
+
 /* The (device, cgroup) an event is about, from its blkg. */
 static __always_inline struct iolat_key blkg_key(struct blkcg_gq *blkg)
 {
 	struct iolat_key key = {};
-	struct gendisk *disk = BPF_CORE_READ(blkg, q, disk);
 
 	key.cgroup_id = BPF_CORE_READ(blkg, blkcg, css.cgroup, kn, id);
-	if (disk)
-		key.dev = IOLAT_MKDEV(BPF_CORE_READ(disk, major),
-				      BPF_CORE_READ(disk, first_minor));
+	key.dev = disk_dev(BPF_CORE_READ(blkg, q, disk));
 	return key;
 }
 

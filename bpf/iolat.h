@@ -20,8 +20,11 @@
 #define IOLAT_MAJOR(dev)	((dev) >> IOLAT_MINORBITS)
 #define IOLAT_MINOR(dev)	((dev) & ((1U << IOLAT_MINORBITS) - 1))
 
-/* enum iolatency_window_action in include/trace/events/iolatency.h */
-enum iolat_action {
+/*
+ * The kernel's enums of include/trace/events/iolatency.h, renamed: vmlinux.h
+ * has the originals, and the BPF programs include both.
+ */
+enum iolat_action {		/* enum iolatency_window_action */
 	IOLAT_ACT_OK,
 	IOLAT_ACT_HOLD,
 	IOLAT_ACT_FEW,
@@ -29,7 +32,29 @@ enum iolat_action {
 	IOLAT_ACT_NOT_OWNER,
 	IOLAT_ACT_DOWN,
 	IOLAT_ACT_TIGHTER,
+	IOLAT_ACT_OFFLINE,
 	IOLAT_ACT_NR,
+};
+
+enum iolat_scale_by {		/* enum iolatency_scale_by */
+	IOLAT_BY_WINDOW,
+	IOLAT_BY_TIMER,
+	IOLAT_BY_TARGET,
+	IOLAT_BY_OFFLINE,
+	IOLAT_BY_NR,
+};
+
+enum iolat_skip_reason {	/* enum iolatency_skip_reason */
+	IOLAT_REASON_RACED,
+	IOLAT_REASON_PROTECTED,
+	IOLAT_REASON_FEW_IOS,
+	IOLAT_REASON_NR,
+};
+
+enum iolat_target_by {		/* enum iolatency_target_by */
+	IOLAT_TARGET_BY_USER,
+	IOLAT_TARGET_BY_OFFLINE,
+	IOLAT_TARGET_BY_NR,
 };
 
 struct iolat_key {
@@ -41,15 +66,18 @@ struct iolat_key {
 /* One throttled or protected group on one device; counters are cumulative. */
 struct iolat_group {
 	__u64 windows;
-	__u64 windows_missed;
+	__u64 windows_missed;		/* verdict missed (offline excepted) */
 	__u64 scale_downs_caused;	/* windows whose action was "down" */
 	__u64 last_window_ns;		/* bpf_ktime_get_ns() of the last one */
 	__u64 last_samples;
 	__u64 last_mean_ns;		/* rotational queues */
 	__u64 last_missed;		/* non-rotational queues */
+	__u64 acc_samples;		/* the accumulated statistic (cur_stat) */
+	__u64 acc_mean_ns;
+	__u64 acc_missed;
 	__u64 target_ns;
 	__u64 win_ns;
-	__u64 throttled;		/* bios that waited for a depth slot */
+	__u64 throttled;		/* bios that slept for a depth slot */
 	__u64 throttled_wait_ns;
 	__u64 charged_ns;		/* induced delay charged */
 	__u64 charges;
@@ -57,18 +85,19 @@ struct iolat_group {
 	__u64 pays;
 	__u64 capped;
 	__u64 delay_ns;			/* pending, from the last delay event */
+	__u64 skips[IOLAT_REASON_NR];	/* parent's scale-downs not followed */
 	__u32 depth;			/* IOLAT_DEPTH_MAX when unlimited */
 	__u32 nr_requests;
 	__u32 cookie;			/* the parent's cookie last seen */
 	__s32 use_delay;
 	__u8 ssd;
-	__u8 last_met;
+	__u8 last_met;			/* the verdict: window and accumulated */
+	__u8 last_win_met;		/* the window alone */
 	__u8 last_action;		/* enum iolat_action */
 	__u8 has_window;
 	__u8 has_depth;			/* depth and cookie came from an event */
 	__u8 has_use_delay;
 	__u8 has_target;		/* target_ns came from a target event */
-	__u8 pad;
 };
 
 /* A parent whose children's scale cookie moved. */
@@ -77,10 +106,11 @@ struct iolat_parent {
 	__u64 scale_downs;
 	__u64 timer_ups;
 	__u64 grp_clears;
+	__u64 resets;			/* scale_reset: a child's target or offline */
 	__u64 scale_lat_ns;
+	__u64 culprit_id;		/* cgroup id; 0 when none */
 	__u32 cookie;
 	__u32 pad;
-	char culprit[IOLAT_PATH_LEN];	/* "" when none */
 };
 
 enum iolat_event_type {
@@ -93,13 +123,20 @@ enum iolat_event_type {
 	IOLAT_EV_USE_DELAY,
 	IOLAT_EV_CHARGE,
 	IOLAT_EV_PAY,
+	IOLAT_EV_ENABLE,
+	IOLAT_EV_RESET,
+	IOLAT_EV_SKIP,
 	IOLAT_EV_NR,
 };
 
-/* One controller decision, for iolat-snoop. */
+/*
+ * One controller decision, for iolat-snoop.  Events that carry a path in
+ * their TP_PROTO send it; per-bio events (throttle, delay charge and pay)
+ * and enable have none and send only IOLAT_EVENT_SHORT bytes.
+ */
 struct iolat_event {
 	__u64 ts_ns;
-	__u64 cgroup_id;
+	__u64 cgroup_id;		/* 0 for enable (a device) */
 	__u32 dev;
 	__u32 type;			/* enum iolat_event_type */
 	__u32 pid;
@@ -107,22 +144,31 @@ struct iolat_event {
 	union {
 		struct {
 			__u64 target_ns, win_ns, samples, mean_ns, missed;
+			__u64 acc_samples, acc_mean_ns, acc_missed;
+			__u64 scale_lat_ns;
 			__u32 cookie;
-			__s32 action;
-			__u8 ssd, met;
+			__s32 action;	/* enum iolat_action */
+			__u8 ssd, win_met, met;
 		} window;
 		struct {
 			__u64 old_ns, new_ns, win_ns;
+			__s32 by;	/* enum iolat_target_by */
 		} target;
 		struct {
-			__u64 scale_lat_ns;
-			__u32 old, new, step;
-			__u8 up, timer;
-		} cookie;
+			__u64 frozen_ns;
+			__s32 nr_targets;
+			__u8 old, new;
+		} enable;
+		struct {		/* cookie, grp_clear, reset */
+			__u64 culprit_id, scale_lat_ns, idle_ns;
+			__u32 old, new;
+			__s32 by;	/* enum iolat_scale_by */
+		} scale;
 		struct {
-			__u64 idle_ns;
-			__u32 cookie;
-		} grp_clear;
+			__u64 target_ns, scale_lat_ns, samples, thresh;
+			__u32 old, new;
+			__s32 reason;	/* enum iolat_skip_reason */
+		} skip;
 		struct {
 			__u32 old, new, cookie, nr_requests;
 		} depth;
@@ -135,15 +181,16 @@ struct iolat_event {
 			__s32 old, new;
 		} use_delay;
 		struct {
-			__u64 req_ns, charge_ns, delay_ns;
+			__u64 lat_ns, charge_ns, delay_ns;
 		} charge;
 		struct {
 			__u64 delay_ns, sleep_ns, slept_ns;
-			__u8 capped, memdelay;
+			__u8 capped, memstall;
 		} pay;
 	};
-	char path[IOLAT_PATH_LEN];
-	char path2[IOLAT_PATH_LEN];	/* the culprit, for cookie events */
+	char path[IOLAT_PATH_LEN];	/* the kernel's; not in short records */
 };
+
+#define IOLAT_EVENT_SHORT	__builtin_offsetof(struct iolat_event, path)
 
 #endif /* __IOLAT_H */

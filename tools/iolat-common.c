@@ -43,7 +43,7 @@ int iolat_libbpf_print(enum libbpf_print_level level, const char *fmt,
 int iolat_preflight(const char *tool)
 {
 	struct btf *btf;
-	int found;
+	int found, v2;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "%s: must be run as root (it loads BPF programs)\n",
@@ -63,11 +63,20 @@ int iolat_preflight(const char *tool)
 	}
 	found = btf__find_by_name_kind(btf, "btf_trace_iolatency_window",
 				       BTF_KIND_TYPEDEF);
+	/* The events' second version passes the window as this struct. */
+	v2 = btf__find_by_name_kind(btf, "iolatency_window_info",
+				    BTF_KIND_STRUCT);
 	btf__free(btf);
 	if (found < 0) {
 		fprintf(stderr, "%s: this kernel has no iolatency tracepoints; "
 			"build it with the series in patches/ (see README.md)\n",
 			tool);
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	if (v2 < 0) {
+		fprintf(stderr, "%s: this kernel has an older version of the "
+			"iolatency tracepoints; build it with the series in "
+			"patches/ (see README.md)\n", tool);
 		return IOLAT_EXIT_UNSUPPORTED;
 	}
 	return IOLAT_EXIT_OK;

@@ -59,15 +59,21 @@ static const char doc[] =
 "  WINLAT   the last window: mean latency (rotational) or the share of bios\n"
 "           over target (non-rotational; 10% or more misses); idle when no\n"
 "           window ended for 5 s\n"
+"  ACCLAT   the same of the accumulated statistic the window was folded\n"
+"           into (kept over windows that did not scale)\n"
 "  SAMP     bios in that window\n"
+"  VERDICT  what the controller acted on: met (window and accumulated\n"
+"           statistic met the target), missed, or offline (the group lost\n"
+"           its target meanwhile)\n"
 "  IOPS MB/s from io.stat over the interval\n"
 "  DEPTH    the queue depth io.latency allows the group (max: unlimited)\n"
 "  COOKIE   the parent's scale cookie the group last saw (1000000: relaxed)\n"
 "  STATE    ok, throttling (its misses scale its siblings down), throttled\n"
 "           (depth limited), delayed (induced delay on)\n"
 "  CHG/s PAID/s  induced delay charged and slept off, ms per second\n"
-"  WAIT/s   bios per second that waited for a depth slot\n"
-"A parent's row shows its children's cookie and the culprit scaling them.\n"
+"  WAIT/s   bios per second that slept for a depth slot\n"
+"A parent's row shows its children's cookie and the culprit scaling them\n"
+"(the child cgroup, found by its id).\n"
 "\n"
 "EXIT STATUS: 0 ok, 1 run-time error, 2 bad arguments (a -P FILE that\n"
 "cannot be written included), 3 kernel without BTF or without the\n"
@@ -86,8 +92,9 @@ static const char doc[] =
 "\n"
 "PROMETHEUS: with -P FILE, every interval replaces FILE (written beside it,\n"
 "then renamed, so a reader never sees half of it) with iolat_* metrics per\n"
-"device and cgroup: target, window latency or miss ratio, depth (+Inf:\n"
-"unlimited), scale cookie, use_delay, and counters since " TOOL " started:\n"
+"device and cgroup: target, window latency or miss ratio, the same of the\n"
+"accumulated statistic, the verdict (1 met), depth (+Inf: unlimited),\n"
+"scale cookie, use_delay, and counters since " TOOL " started:\n"
 "windows, missed windows, scale-ups and downs (on the parent), throttled\n"
 "bios, induced delay charged and paid in seconds, lost events.\n";
 
@@ -594,6 +601,34 @@ static double row_lat(const struct row *r)
 	return r->g.last_mean_ns / 1e3;
 }
 
+/* row_lat() of the accumulated statistic. */
+static double row_acc_lat(const struct row *r)
+{
+	if (!r->g.has_window)
+		return -1;
+	if (r->g.ssd)
+		return r->g.acc_samples ? 100.0 * r->g.acc_missed / r->g.acc_samples : 0;
+	return r->g.acc_mean_ns / 1e3;
+}
+
+static const char *const action_names[IOLAT_ACT_NR] = {
+	"ok", "hold", "few", "up", "not_owner", "down", "tighter", "offline",
+};
+
+/* The last window's verdict: "met", "missed" or "offline". */
+static const char *row_verdict(const struct row *r)
+{
+	if (r->g.last_action == IOLAT_ACT_OFFLINE)
+		return "offline";
+	return r->g.last_met ? "met" : "missed";
+}
+
+/* The path of a parent's culprit, NULL when none or gone. */
+static const char *row_culprit(const struct row *r)
+{
+	return r->p.culprit_id ? iolat_cgroups_path(&cgroups, r->p.culprit_id) : NULL;
+}
+
 static double sort_value(const struct row *r)
 {
 	switch (env.sort) {
@@ -655,10 +690,10 @@ static int compute(double secs)
 		struct row *par = &rows.v[i];
 		size_t j;
 
-		if (!par->has_parent || !par->p.culprit[0] || par->p.cookie >= DEFAULT_COOKIE)
+		if (!par->has_parent || !par->p.culprit_id || par->p.cookie >= DEFAULT_COOKIE)
 			continue;
 		for (j = 0; j < rows.n; j++)
-			if (rows.v[j].dev == par->dev && !strcmp(rows.v[j].path, par->p.culprit))
+			if (rows.v[j].dev == par->dev && rows.v[j].cgid == par->p.culprit_id)
 				rows.v[j].culprit = true;
 	}
 	for (i = 0; i < rows.n; i++) {
@@ -713,18 +748,26 @@ static void print_json(struct iolat_top_bpf *obj, double secs, __u64 now_ns)
 		else
 			printf(",\"target_us\":null");
 		if (r->g.has_window) {
-			printf(",\"window\":{\"met\":%s,\"samples\":%llu,\"win_ms\":%llu,"
-			       "\"idle\":%s,\"action\":%u,",
+			printf(",\"window\":{\"met\":%s,\"win_met\":%s,\"verdict\":\"%s\","
+			       "\"samples\":%llu,\"acc_samples\":%llu,\"win_ms\":%llu,"
+			       "\"idle\":%s,\"action\":%u,\"action_name\":\"%s\",",
 			       r->g.last_met ? "true" : "false",
+			       r->g.last_win_met ? "true" : "false", row_verdict(r),
 			       (unsigned long long)r->g.last_samples,
+			       (unsigned long long)r->g.acc_samples,
 			       (unsigned long long)(r->g.win_ns / 1000000),
-			       window_idle(r, now_ns) ? "true" : "false", r->g.last_action);
+			       window_idle(r, now_ns) ? "true" : "false", r->g.last_action,
+			       r->g.last_action < IOLAT_ACT_NR ?
+			       action_names[r->g.last_action] : "?");
 			if (r->g.ssd)
-				printf("\"stat\":\"missed\",\"missed\":%llu,\"missed_pct\":%.1f}",
-				       (unsigned long long)r->g.last_missed, row_lat(r));
+				printf("\"stat\":\"missed\",\"missed\":%llu,\"missed_pct\":%.1f,"
+				       "\"acc_missed\":%llu,\"acc_missed_pct\":%.1f}",
+				       (unsigned long long)r->g.last_missed, row_lat(r),
+				       (unsigned long long)r->g.acc_missed, row_acc_lat(r));
 			else
-				printf("\"stat\":\"mean\",\"mean_us\":%llu}",
-				       (unsigned long long)(r->g.last_mean_ns / 1000));
+				printf("\"stat\":\"mean\",\"mean_us\":%llu,\"acc_mean_us\":%llu}",
+				       (unsigned long long)(r->g.last_mean_ns / 1000),
+				       (unsigned long long)(r->g.acc_mean_ns / 1000));
 			printf(",\"windows\":%llu,\"windows_missed\":%llu",
 			       (unsigned long long)r->g.windows,
 			       (unsigned long long)r->g.windows_missed);
@@ -749,16 +792,33 @@ static void print_json(struct iolat_top_bpf *obj, double secs, __u64 now_ns)
 		       r->state, r->g.use_delay, r->charged, r->paid, r->waits,
 		       r->g.charged_ns / 1e6, r->g.paid_ns / 1e6,
 		       (unsigned long long)r->g.throttled);
+		if (r->has_group)
+			printf(",\"scale_skips\":{\"raced\":%llu,\"protected\":%llu,"
+			       "\"few_ios\":%llu}",
+			       (unsigned long long)r->g.skips[IOLAT_REASON_RACED],
+			       (unsigned long long)r->g.skips[IOLAT_REASON_PROTECTED],
+			       (unsigned long long)r->g.skips[IOLAT_REASON_FEW_IOS]);
 		if (r->has_parent) {
+			const char *culprit = row_culprit(r);
+
 			printf(",\"children\":{\"cookie\":%u,\"culprit\":", r->p.cookie);
-			if (r->p.culprit[0])
-				iolat_json_str(stdout, r->p.culprit);
+			if (culprit)
+				iolat_json_str(stdout, culprit);
 			else
 				printf("null");
-			printf(",\"scale_downs\":%llu,\"scale_ups\":%llu,\"timer_ups\":%llu}",
+			if (r->p.culprit_id)
+				printf(",\"culprit_id\":%llu,\"scale_lat_us\":%llu",
+				       (unsigned long long)r->p.culprit_id,
+				       (unsigned long long)(r->p.scale_lat_ns / 1000));
+			else
+				printf(",\"culprit_id\":null,\"scale_lat_us\":null");
+			printf(",\"scale_downs\":%llu,\"scale_ups\":%llu,\"timer_ups\":%llu,"
+			       "\"culprits_forgotten\":%llu,\"resets\":%llu}",
 			       (unsigned long long)r->p.scale_downs,
 			       (unsigned long long)r->p.scale_ups,
-			       (unsigned long long)r->p.timer_ups);
+			       (unsigned long long)r->p.timer_ups,
+			       (unsigned long long)r->p.grp_clears,
+			       (unsigned long long)r->p.resets);
 		}
 		printf("}");
 	}
@@ -775,28 +835,34 @@ static const char *path_tail(const char *path, int width)
 static void print_text(struct iolat_top_bpf *obj, double secs, __u64 now_ns)
 {
 	size_t i, n = rows.n < (size_t)env.rows ? rows.n : (size_t)env.rows;
-	char target[16], lat[16], depth[16], cookie[16], samp[16];
+	char target[16], lat[16], acc[16], depth[16], cookie[16], samp[16];
+	char culprit_id[32];
 
 	if (!env.batch)
 		printf("\033[H\033[2J");
 	printf("%s  " TOOL "  interval %.1fs  %zu rows  lost %llu events\n",
 	       iolat_clock(iolat_now()), secs, rows.n, (unsigned long long)obj->bss->lost);
-	printf("%-8s %-28s %8s %9s %5s %7s %7s %5s %8s %-10s %6s %6s %6s\n",
-	       "DEVICE", "CGROUP", "TARGET", "WINLAT", "SAMP", "IOPS", "MB/s",
-	       "DEPTH", "COOKIE", "STATE", "CHG/s", "PAID/s", "WAIT/s");
+	printf("%-8s %-28s %8s %9s %9s %5s %-7s %7s %7s %5s %8s %-10s %6s %6s %6s\n",
+	       "DEVICE", "CGROUP", "TARGET", "WINLAT", "ACCLAT", "SAMP", "VERDICT",
+	       "IOPS", "MB/s", "DEPTH", "COOKIE", "STATE", "CHG/s", "PAID/s", "WAIT/s");
 	for (i = 0; i < n; i++) {
 		const struct row *r = &rows.v[i];
 
 		snprintf(target, sizeof(target), r->target_us ? "%lluus" : "-",
 			 (unsigned long long)r->target_us);
-		if (!r->g.has_window)
+		if (!r->g.has_window) {
 			snprintf(lat, sizeof(lat), "-");
-		else if (window_idle(r, now_ns))
+			snprintf(acc, sizeof(acc), "-");
+		} else if (window_idle(r, now_ns)) {
 			snprintf(lat, sizeof(lat), "idle");
-		else if (r->g.ssd)
+			snprintf(acc, sizeof(acc), "idle");
+		} else if (r->g.ssd) {
 			snprintf(lat, sizeof(lat), "%.0f%%miss", row_lat(r));
-		else
+			snprintf(acc, sizeof(acc), "%.0f%%miss", row_acc_lat(r));
+		} else {
 			snprintf(lat, sizeof(lat), "%.0fus", row_lat(r));
+			snprintf(acc, sizeof(acc), "%.0fus", row_acc_lat(r));
+		}
 		snprintf(samp, sizeof(samp), r->g.has_window ? "%llu" : "-",
 			 (unsigned long long)r->g.last_samples);
 		if (!r->g.has_depth)
@@ -806,16 +872,24 @@ static void print_text(struct iolat_top_bpf *obj, double secs, __u64 now_ns)
 		else
 			snprintf(depth, sizeof(depth), "%u", r->g.depth);
 		snprintf(cookie, sizeof(cookie), r->g.cookie ? "%u" : "-", r->g.cookie);
-		printf("%-8s %-28s %8s %9s %5s %7.0f %7.1f %5s %8s %-10s %6.1f %6.1f %6.0f\n",
+		printf("%-8s %-28s %8s %9s %9s %5s %-7s %7.0f %7.1f %5s %8s %-10s %6.1f %6.1f %6.0f\n",
 		       iolat_dev_name(r->dev), path_tail(r->path, 28), target, lat,
-		       samp, r->iops, r->rmbps + r->wmbps, depth, cookie, r->state,
-		       r->charged, r->paid, r->waits);
-		if (r->has_parent && (r->p.cookie < DEFAULT_COOKIE || r->p.culprit[0]))
+		       acc, samp, r->g.has_window && !window_idle(r, now_ns) ?
+		       row_verdict(r) : "-", r->iops, r->rmbps + r->wmbps, depth,
+		       cookie, r->state, r->charged, r->paid, r->waits);
+		if (r->has_parent && (r->p.cookie < DEFAULT_COOKIE || r->p.culprit_id)) {
+			const char *culprit = row_culprit(r);
+
+			/* A culprit gone meanwhile is still named, by its id. */
+			snprintf(culprit_id, sizeof(culprit_id), "cgroup id %llu",
+				 (unsigned long long)r->p.culprit_id);
 			printf("%-8s   `- children's cookie %u (%lld), %s%s, %llu down / %llu up\n",
 			       "", r->p.cookie, (long long)r->p.cookie - DEFAULT_COOKIE,
-			       r->p.culprit[0] ? "scaled for " : "no culprit",
-			       r->p.culprit, (unsigned long long)r->p.scale_downs,
+			       r->p.culprit_id ? "scaled for " : "no culprit",
+			       !r->p.culprit_id ? "" : culprit ?: culprit_id,
+			       (unsigned long long)r->p.scale_downs,
 			       (unsigned long long)r->p.scale_ups);
+		}
 	}
 	if (env.batch)
 		printf("\n");
@@ -857,6 +931,11 @@ PROM_GETTER(get_mean, r->g.has_window && !r->g.ssd, r->g.last_mean_ns / 1e9)
 PROM_GETTER(get_missed, r->g.has_window && r->g.ssd && r->g.last_samples,
 	    (double)r->g.last_missed / r->g.last_samples)
 PROM_GETTER(get_samples, r->g.has_window, r->g.last_samples)
+PROM_GETTER(get_acc_mean, r->g.has_window && !r->g.ssd, r->g.acc_mean_ns / 1e9)
+PROM_GETTER(get_acc_missed, r->g.has_window && r->g.ssd && r->g.acc_samples,
+	    (double)r->g.acc_missed / r->g.acc_samples)
+PROM_GETTER(get_met, r->g.has_window && r->g.last_action != IOLAT_ACT_OFFLINE,
+	    r->g.last_met)
 PROM_GETTER(get_depth, r->g.has_depth,
 	    r->g.depth == IOLAT_DEPTH_MAX ? INFINITY : r->g.depth)
 PROM_GETTER(get_cookie, r->has_group && r->g.cookie, r->g.cookie)
@@ -878,6 +957,15 @@ static const struct prom_metric prom_metrics[] = {
 	  "Share of the last window's bios over target (non-rotational devices)",
 	  PROM_GROUP, get_missed },
 	{ "iolat_window_samples", "gauge", "Bios in the last window", PROM_GROUP, get_samples },
+	{ "iolat_accumulated_latency_seconds", "gauge",
+	  "Mean latency of the accumulated statistic the last window was folded into "
+	  "(rotational devices)", PROM_GROUP, get_acc_mean },
+	{ "iolat_accumulated_missed_ratio", "gauge",
+	  "Share of the accumulated statistic's bios over target (non-rotational devices)",
+	  PROM_GROUP, get_acc_missed },
+	{ "iolat_window_met", "gauge",
+	  "The last window's verdict: 1 if the window and the accumulated statistic met the target",
+	  PROM_GROUP, get_met },
 	{ "iolat_depth", "gauge", "Queue depth io.latency allows the group (+Inf: unlimited)",
 	  PROM_GROUP, get_depth },
 	{ "iolat_scale_cookie", "gauge", "The parent's scale cookie the group last saw",
@@ -886,7 +974,7 @@ static const struct prom_metric prom_metrics[] = {
 	{ "iolat_windows_total", "counter", "Windows checked", PROM_GROUP, get_windows },
 	{ "iolat_windows_missed_total", "counter", "Windows that missed the target",
 	  PROM_GROUP, get_windows_missed },
-	{ "iolat_throttled_bios_total", "counter", "Bios that waited for a depth slot",
+	{ "iolat_throttled_bios_total", "counter", "Bios that slept for a depth slot",
 	  PROM_GROUP, get_throttled },
 	{ "iolat_delay_charged_seconds_total", "counter", "Induced delay charged",
 	  PROM_GROUP, get_charged },
