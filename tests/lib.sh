@@ -354,7 +354,7 @@ siblings_recovered() {
 	done
 	awk '/iolatency_depth: .*->max cookie=1000000/ { last = NR } { l[NR] = $0 }
 	     END { for (i = last + 1; i <= NR; i++)
-			if (l[i] ~ /iolatency_scale_cookie: .* down |iolatency_depth: .*->[0-9]/) print l[i] }' \
+			if (l[i] ~ /iolatency_scale_cookie: .* step=-|iolatency_depth: .*->[0-9]/) print l[i] }' \
 		$after >/tmp/again.txt
 	[ ! -s /tmp/again.txt ] || fail "throttled again after recovering: $(head -3 /tmp/again.txt)"
 	is_unthrottled "$dev" iolat-p/loose iolat-p/calm ||
@@ -384,16 +384,24 @@ cg_id() { stat -c %i "$CG/$1"; }
 #  - loose's depth halves step by step from max down to 1, in order;
 #  - then use_delay turns on for loose, as io.stat says at that moment;
 #  - tight stops: loose's depth climbs back to max and use_delay to 0.
-# $STAT is "mean" (rotational) or "missed" (non-rotational).
+# $STAT is "mean" (rotational) or "missed" (non-rotational): the window's
+# verdict statistic, non-zero in a missed window (mean_ns, nr_missed).
 check_throttling() {
 	local dev=$1 target=$2 stat=$3 tr=/tmp/trace.txt
-	local nr_requests depth_seq want d
+	local nr_requests depth_seq want d ssd tight_id tns=$(($2 * 1000))
+	local nz='[1-9][0-9]*' any='[0-9]+' wstat
+	case $stat in	# missed=N mean_ns=N of the window, its statistic > 0
+	mean) ssd=0 wstat="missed=$any mean_ns=$nz" ;;
+	missed) ssd=1 wstat="missed=$nz mean_ns=$any" ;;
+	*) fail "check_throttling: STAT '$stat', want mean or missed" ;;
+	esac
 	debug_stats 1
 	nr_requests=$(cat "/sys/block/$dev/queue/nr_requests")
 	trace_events iolatency_window iolatency_scale_cookie iolatency_depth \
 		iolatency_use_delay iolatency_scale_grp_clear
 	loose_start "$dev"
 	tight_start "$dev" "$target"
+	tight_id=$(cg_id iolat-p/tight)
 
 	# Throttled down to depth 1 and then into induced delay.
 	wait_for 120 grep -q 'iolatency_use_delay: \[[^]]*:/iolat-p/loose\] use_delay=0->1' \
@@ -428,10 +436,14 @@ check_throttling() {
 	[ "${io_use:-0}" = "${ev_use:-0}" ] || fail "io.stat use_delay=${io_use:-0}, last event says ${ev_use:-0}"
 
 	grep 'iolatency_window: \[[^]]*:/iolat-p/tight\]' $tr | head -3
-	grep -Eq "iolatency_window: \[$dev:/iolat-p/tight\] missed target=${target}us win=[0-9]+ms samples=[0-9]+ $stat=[0-9]+(us)? action=down" $tr ||
-		fail "no missed window with action=down and $stat= for tight"
-	grep -q "iolatency_scale_cookie: \[$dev:/iolat-p\] cookie=1000000->[0-9]* down step=[0-9]* culprit=/iolat-p/tight scale_lat=${target}us by=window" $tr ||
-		fail "no first scale-down of /iolat-p by /iolat-p/tight"
+	# A missed window (the window alone, win_met=0, and so the verdict,
+	# met=0) judged by the statistic of the device's kind (ssd=), which
+	# is non-zero.
+	grep -Eq "iolatency_window: \[$dev:/iolat-p/tight\] met=0 action=down target_ns=$tns win_ns=[0-9]+ ssd=$ssd samples=[0-9]+ $wstat win_met=0 acc_samples=[0-9]+ acc_missed=[0-9]+ acc_mean_ns=[0-9]+ scale_lat_ns=$tns cookie=[0-9]+\$" $tr ||
+		fail "no missed window with action=down, ssd=$ssd and $stat > 0 for tight"
+	# A scale-down: step < 0, culprit tight (by cgroup id), its target.
+	grep -Eq "iolatency_scale_cookie: \[$dev:/iolat-p\] cookie=1000000->[0-9]+ step=-[1-9][0-9]* culprit_id=$tight_id scale_lat_ns=$tns idle_ns=[0-9]+ by=window\$" $tr ||
+		fail "no first scale-down of /iolat-p by /iolat-p/tight (id $tight_id)"
 	# Each cookie event starts where the previous one ended.  Loose's
 	# depth steps below need a cookie change each: at least two events.
 	grep -o 'iolatency_scale_cookie: \[[^]]*\] cookie=[0-9]*->[0-9]*' $tr |
@@ -455,9 +467,9 @@ check_throttling() {
 	wait_for 240 grep -q "iolatency_depth: \[$dev:/iolat-p/loose\] depth=[0-9]*->max" \
 		"$TRACEFS/trace" || { tail -5 "$TRACEFS/trace"; fail "loose's depth never came back to max"; }
 	cp "$TRACEFS/trace" $tr
-	grep "iolatency_scale_grp_clear: \[$dev:/iolat-p\] culprit=/iolat-p/tight" $tr ||
-		fail "the culprit was never forgotten"
-	grep -q "iolatency_scale_cookie: \[$dev:/iolat-p\] .* up .* by=timer" $tr ||
+	grep -E "iolatency_scale_grp_clear: \[$dev:/iolat-p\] cookie=([0-9]+)->\1 step=0 culprit_id=$tight_id scale_lat_ns=$tns idle_ns=[0-9]+ by=timer\$" $tr ||
+		fail "the culprit (tight, id $tight_id) was never forgotten"
+	grep -Eq "iolatency_scale_cookie: \[$dev:/iolat-p\] cookie=[0-9]+->[0-9]+ step=[1-9][0-9]* .* by=timer\$" $tr ||
 		fail "no timer scale-up"
 	io_depth=$(iostat_key iolat-p/loose "$dev" depth)
 	io_use=$(iostat_key iolat-p/loose "$dev" use_delay)
@@ -532,26 +544,60 @@ swap_scenario_start() {
 # The routes suite: the same decisions through tracefs by hand, trace-cmd,
 # perf and bcc.
 
-# The nine iolatency events.
-IOLAT_EVENTS="iolatency_window iolatency_target iolatency_scale_cookie
-	iolatency_scale_grp_clear iolatency_depth iolatency_throttle
+# The twelve iolatency events.
+IOLAT_EVENTS="iolatency_window iolatency_target iolatency_enable
+	iolatency_scale_cookie iolatency_scale_grp_clear iolatency_scale_reset
+	iolatency_scale_skip iolatency_depth iolatency_throttle
 	iolatency_use_delay iolatency_delay_charge iolatency_delay_pay"
+IOLAT_NR_EVENTS=12
 
-# event_fields EVENT: the fields of iolatency:EVENT, beyond the first three
-# that every event has (devname and cgroup, __data_loc strings, and u64
-# cgroup_id).
-event_fields() {
+# event_kind EVENT: how iolatency:EVENT names what it is about, which is
+# how its text begins:
+#  path  "[dev:/cgroup/path] ": a group's decision (devname, cgroup, a
+#        __data_loc string, and u64 cgroup_id);
+#  id    "[dev] cgroup_id=N ": a per-bio event, no path (devname and
+#        cgroup_id only): map ids to paths with cg_id;
+#  dev   "[dev] ": iolatency_enable, a queue's (devname only).
+event_kind() {
 	case $1 in
-	iolatency_window) echo target_us win_ms nr_samples mean_us nr_missed cookie action ssd met ;;
-	iolatency_target) echo old_us new_us win_ms ;;
-	iolatency_scale_cookie) echo culprit scale_lat_us old new step up timer ;;
-	iolatency_scale_grp_clear) echo culprit idle_ms cookie ;;
+	iolatency_throttle|iolatency_delay_charge|iolatency_delay_pay) echo id ;;
+	iolatency_enable) echo dev ;;
+	iolatency_*) echo path ;;
+	esac
+}
+
+# event_fields EVENT: every field of iolatency:EVENT, those of its kind
+# (devname; cgroup; cgroup_id) first.
+event_fields() {
+	case $(event_kind "$1") in
+	path) printf 'devname cgroup cgroup_id ' ;;
+	id) printf 'devname cgroup_id ' ;;
+	dev) printf 'devname ' ;;
+	esac
+	case $1 in
+	iolatency_window) echo target_ns win_ns nr_samples nr_missed mean_ns acc_samples \
+		acc_missed acc_mean_ns scale_lat_ns cookie action ssd win_met met ;;
+	iolatency_target) echo old_ns new_ns win_ns by ;;
+	iolatency_enable) echo frozen_ns nr_targets old new ;;
+	iolatency_scale_cookie|iolatency_scale_grp_clear|iolatency_scale_reset)
+		echo culprit_id scale_lat_ns idle_ns old new by ;;
+	iolatency_scale_skip) echo target_ns scale_lat_ns nr_samples thresh old new reason ;;
 	iolatency_depth) echo old new cookie nr_requests depth ;;
-	iolatency_throttle) echo wait_us depth inflight ;;
-	iolatency_use_delay) echo delay_us old new ;;
-	iolatency_delay_charge) echo req_us charge_us delay_us ;;
-	iolatency_delay_pay) echo comm delay_us sleep_us slept_us pid capped memdelay ;;
+	iolatency_throttle) echo wait_ns depth inflight ;;
+	iolatency_use_delay) echo delay_ns old new ;;
+	iolatency_delay_charge) echo lat_ns charge_ns delay_ns ;;
+	iolatency_delay_pay) echo comm delay_ns sleep_ns slept_ns pid capped memstall ;;
 	*) fail "event_fields: no event $1" ;;
+	esac
+}
+
+# event_fmt_head EVENT: an ERE for the start of EVENT's print fmt, as its
+# kind has it.
+event_fmt_head() {
+	case $(event_kind "$1") in
+	path) echo '^print fmt: "\[%s:%s\] ' ;;
+	id) echo '^print fmt: "\[%s\] cgroup_id=%llu ' ;;
+	dev) echo '^print fmt: "\[%s\] enabled=%d->%d ' ;;
 	esac
 }
 
@@ -651,18 +697,22 @@ tracer_end() {
 # check_decisions FILE PREFIX WHO: FILE, a tracer's text output of the
 # throttle_start scenario on iolat0 where each event name follows PREFIX
 # (" " for trace-cmd, "iolatency:" for perf), shows tight's target, its
-# missed window and the first scale-down it caused, a bio of loose waiting
-# for a slot, and loose's depth halving from max to 1, in order.
+# missed window (non-rotational) and the first scale-down it caused
+# (culprit tight, by cgroup id), a bio of loose (by cgroup id) waiting for
+# a slot, and loose's depth halving from max to 1, in order.  The cgroups
+# must still exist (their ids are read).
 check_decisions() {
-	local f=$1 p=$2 who=$3 want got
-	grep -m1 -E "${p}iolatency_target: +\[iolat0:/iolat-p/tight\] target=0->1000us win=100ms\$" "$f" ||
+	local f=$1 p=$2 who=$3 want got tight_id loose_id
+	tight_id=$(cg_id iolat-p/tight) && loose_id=$(cg_id iolat-p/loose) ||
+		fail "$who: no iolat-p/tight or iolat-p/loose to read the cgroup id of"
+	grep -m1 -E "${p}iolatency_target: +\[iolat0:/iolat-p/tight\] target_ns=0->1000000 win_ns=100000000 by=user\$" "$f" ||
 		fail "$who: no iolatency_target for tight"
-	grep -m1 -E "${p}iolatency_window: +\[iolat0:/iolat-p/tight\] missed target=1000us win=[0-9]+ms samples=[0-9]+ missed=[0-9]+ action=down cookie=[0-9]+\$" "$f" ||
+	grep -m1 -E "${p}iolatency_window: +\[iolat0:/iolat-p/tight\] met=0 action=down target_ns=1000000 win_ns=[0-9]+ ssd=1 samples=[0-9]+ missed=[0-9]+ mean_ns=[0-9]+ win_met=0 acc_samples=[0-9]+ acc_missed=[0-9]+ acc_mean_ns=[0-9]+ scale_lat_ns=1000000 cookie=[0-9]+\$" "$f" ||
 		fail "$who: no missed window with action=down for tight"
-	grep -m1 -E "${p}iolatency_scale_cookie: +\[iolat0:/iolat-p\] cookie=1000000->[0-9]+ down step=[0-9]+ culprit=/iolat-p/tight scale_lat=1000us by=window\$" "$f" ||
-		fail "$who: no first scale-down of /iolat-p by tight"
-	grep -m1 -E "${p}iolatency_throttle: +\[iolat0:/iolat-p/loose\] depth=[0-9]+ inflight=[0-9]+ wait=[0-9]+us\$" "$f" ||
-		fail "$who: no bio of loose waiting for a slot"
+	grep -m1 -E "${p}iolatency_scale_cookie: +\[iolat0:/iolat-p\] cookie=1000000->[0-9]+ step=-[1-9][0-9]* culprit_id=$tight_id scale_lat_ns=1000000 idle_ns=[0-9]+ by=window\$" "$f" ||
+		fail "$who: no first scale-down of /iolat-p by tight (cgroup_id $tight_id)"
+	grep -m1 -E "${p}iolatency_throttle: +\[iolat0\] cgroup_id=$loose_id depth=[0-9]+ inflight=[0-9]+ wait_ns=[0-9]+\$" "$f" ||
+		fail "$who: no bio of loose (cgroup_id $loose_id) waiting for a slot"
 	want=$(depth_halvings iolat0)
 	got=$(grep -oE "${p}iolatency_depth: +\[iolat0:/iolat-p/loose\] depth=[0-9max]+->[0-9max]+ " "$f" |
 		sed 's/.*depth=//' | head -n "$(echo "$want" | wc -w)" | tr -d ' ' | tr '\n' ' ' | sed 's/ $//')

@@ -19,11 +19,12 @@ dev=iolat0
 trace_events iolatency_target iolatency_scale_cookie iolatency_scale_grp_clear \
 	iolatency_depth iolatency_use_delay
 throttle_start
+tight_id=$(cg_id iolat-p/tight)
 qd=$(cat /sys/block/$dev/queue/nr_requests)
 floor=$((1000000 - 2 * qd))
 
 timed_wait 120 "the cookie at its floor $floor" grep -q \
-	"iolatency_scale_cookie: \[$dev:/iolat-p\] cookie=[0-9]*->$floor down" "$TRACEFS/trace" ||
+	"iolatency_scale_cookie: \[$dev:/iolat-p\] cookie=[0-9]*->$floor step=-" "$TRACEFS/trace" ||
 	fail "the cookie did not reach $floor:" \
 		"$(grep -o 'iolatency_scale_cookie: .*' "$TRACEFS/trace" | tail -2)"
 is_delayed $dev iolat-p/loose ||
@@ -51,7 +52,7 @@ rel() {
 # at FILE ERE: the time of the first event of FILE matching ERE.
 at() { grep -m1 -E "$2" "$1" | cut -d' ' -f1; }
 cp "$TRACEFS/trace" /tmp/trace.txt
-awk '/iolatency_target: .* target=0->1000us/ { on = 1 } on
+awk '/iolatency_target: .* target_ns=0->1000000 / { on = 1 } on
      /tracing_mark_write: iolat-test: pressure off/ { exit }' /tmp/trace.txt >/tmp/down.txt
 rel /tmp/down.txt >/tmp/down.rel
 trace_since pressure off >/tmp/up.txt
@@ -61,24 +62,28 @@ L="\[$dev:/iolat-p/loose\]"
 note "way down, from tight's target: loose at depth 1 after" \
 	"$(at /tmp/down.rel "iolatency_depth: $L depth=2->1 ") s, use_delay on after" \
 	"$(at /tmp/down.rel "iolatency_use_delay: $L use_delay=0->1 ") s, cookie at $floor after" \
-	"$(at /tmp/down.rel "cookie=[0-9]+->$floor down") s in" \
+	"$(at /tmp/down.rel "cookie=[0-9]+->$floor step=-") s in" \
 	"$(grep -c 'iolatency_scale_cookie:' /tmp/down.rel) steps; use_delay then $use"
 note "way back:"
 grep -v 'iolatency_target:' /tmp/up.rel | head -80
 
-# The culprit is forgotten first, after 5 s without scaling.
-clear=$(grep -m1 "iolatency_scale_grp_clear: \[$dev:/iolat-p\] culprit=/iolat-p/tight " /tmp/up.rel) ||
-	fail "the idle timer never forgot tight"
-idle=$(echo "$clear" | sed -n 's/.* idle=\([0-9]*\)ms .*/\1/p')
-[ "${idle:-0}" -ge 5000 ] || fail "culprit forgotten after ${idle}ms idle, want >= 5000: $clear"
+# The culprit (tight, by cgroup id) is forgotten first, after 5 s without
+# scaling, the cookie left where it was (step 0).
+clear=$(grep -m1 -E "iolatency_scale_grp_clear: \[$dev:/iolat-p\] cookie=([0-9]+)->\1 step=0 culprit_id=$tight_id " /tmp/up.rel) ||
+	fail "the idle timer never forgot tight (cgroup_id $tight_id)"
+idle=$(echo "$clear" | sed -n 's/.* idle_ns=\([0-9]*\) .*/\1/p')
+[ "${idle:-0}" -ge 5000000000 ] || fail "culprit forgotten after ${idle}ns idle, want >= 5 s: $clear"
+idle=$((idle / 1000000))	# ms, for the summary
 t_clear=${clear%% *}
 
-# The cookie: only timer steps up, after that, chaining up to 1000000.
-sed -n 's/^\([0-9.]*\) iolatency_scale_cookie: .* cookie=\([0-9]*\)->\([0-9]*\) \([a-z]*\) .* by=\([a-z]*\).*/\1 \2 \3 \4 \5/p' \
-	/tmp/up.rel >/tmp/cookie.txt
+# The cookie: only timer steps up (step > 0), after that, chaining up to
+# 1000000.
+sed -n 's/^\([0-9.]*\) iolatency_scale_cookie: .* cookie=\([0-9]*\)->\([0-9]*\) step=\(-*[0-9]*\) .* by=\([a-z]*\).*/\1 \2 \3 \4 \5/p' \
+	/tmp/up.rel | awk '{ $4 = $4 + 0 > 0 ? "up" : "down"; print }' >/tmp/cookie.txt
 [ -s /tmp/cookie.txt ] || fail "no cookie steps after tight stopped"
 awk -v c="$t_clear" -v fl="$floor" '
 	$4 != "up" || $5 != "timer" { print "not a timer step up: " $0; bad = 1 }
+	$3 + 0 <= $2 + 0 { print "step does not raise the cookie: " $0; bad = 1 }
 	$1 + 0 < c + 0 { print "before the culprit was forgotten: " $0; bad = 1 }
 	NR == 1 && $2 != fl { print "first step not from the floor " fl ": " $0; bad = 1 }
 	NR > 1 && $2 != prev { print "steps do not chain: " prev " then " $0; bad = 1 }

@@ -18,6 +18,7 @@
 dev=iolat0
 trace_events iolatency_depth iolatency_use_delay iolatency_scale_cookie
 throttle_start
+tight_id=$(cg_id iolat-p/tight)
 wait_throttle delayed 120 $dev iolat-p/loose
 note "io.stat of loose: $(cat "$CG/iolat-p/loose/io.stat")"
 timed_wait 10 "loose's fio killed" cg_kill iolat-p/loose ||
@@ -27,7 +28,7 @@ timed_wait 10 "loose removed" cg_remove iolat-p/loose ||
 	fail "cannot remove loose: $(cat "$CG/iolat-p/loose/cgroup.procs")"
 rescaled() {
 	trace_since loose removed |
-		grep -q "iolatency_scale_cookie: \[$dev:/iolat-p\] cookie=1000000->[0-9]* down .* culprit=/iolat-p/tight "
+		grep -q "iolatency_scale_cookie: \[$dev:/iolat-p\] cookie=1000000->[0-9]* step=-[0-9]* culprit_id=$tight_id "
 }
 timed_wait 20 "tight scaling down from 1000000 again" rescaled ||
 	fail "no fresh scale-down after loose went: $(trace_since loose removed | tail -3)"

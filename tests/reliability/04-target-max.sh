@@ -77,7 +77,7 @@ settle $dev iolat-p
 siblings_start $dev
 trace_mark target max
 drop_target
-trace_since target max | grep "iolatency_target: \[$dev:/iolat-p/tight\] target=1000->0us" ||
+trace_since target max | grep "iolatency_target: \[$dev:/iolat-p/tight\] target_ns=1000000->0 win_ns=100000000 by=user$" ||
 	fail "no iolatency_target event for tight's target=max"
 siblings_recovered $dev "target max"
 pid_gone "$TIGHT_PID" && fail "tight's fio ended"

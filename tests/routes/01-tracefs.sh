@@ -1,29 +1,43 @@
-# tracefs by hand, no tool: the nine formats, the whole system enabled with
-# one write, and filters applied in the kernel.  A filter on loose's
+# tracefs by hand, no tool: the twelve formats, the whole system enabled
+# with one write, and filters applied in the kernel.  A filter on loose's
 # cgroup_id keeps iolatency_depth to loose while a second flooding sibling,
 # bulk, is scaled too; a filter on a cgroup path nobody has silences
-# iolatency_throttle while the other events keep coming; a filter on a
-# field the event lacks is refused.  A second trace instance without
-# filters records what the filters held back.
+# iolatency_target, and one on a cgroup id nobody has (0) silences
+# iolatency_throttle, while the other events keep coming; a filter on a
+# field the event lacks is refused, a cgroup path on a per-bio event too
+# (they carry only the id).  A second trace instance without filters
+# records what the filters held back.
 . "$IOLAT_REPO/tests/lib.sh"
 
 E=$TRACEFS/events/iolatency
 [ -d "$E" ] || fail "no events/iolatency in tracefs: are patches/ applied?"
 
-# Every event has a format with its fields and prints [dev:cgroup] first.
+# Every event has a format with its fields and prints what it is about
+# first: [dev:cgroup] for a group's decision, [dev] cgroup_id=N for a
+# per-bio event, [dev] for iolatency_enable (event_kind in lib.sh).
 for ev in $IOLAT_EVENTS; do
 	f=$E/$ev/format
+	kind=$(event_kind "$ev")
 	[ -r "$f" ] || fail "no format for iolatency:$ev"
-	for field in devname cgroup cgroup_id $(event_fields "$ev"); do
+	for field in $(event_fields "$ev"); do
 		grep -Eq "^[[:space:]]field:[^;]* $field(\[[0-9]+\])?;" "$f" ||
 			{ cat "$f"; fail "iolatency:$ev has no field $field"; }
 	done
-	grep -q 'field:__data_loc char\[\] cgroup;' "$f" || fail "iolatency:$ev: cgroup is not a string"
-	grep -q 'field:u64 cgroup_id;' "$f" || fail "iolatency:$ev: cgroup_id is not a u64"
-	grep -q '^print fmt: "\[%s:%s\] ' "$f" || fail "iolatency:$ev does not print [dev:cgroup] first"
+	if [ "$kind" = path ]; then
+		grep -q 'field:__data_loc char\[\] cgroup;' "$f" || fail "iolatency:$ev: cgroup is not a string"
+	else
+		! grep -q 'field:__data_loc char\[\] cgroup;' "$f" || fail "iolatency:$ev ($kind) has a cgroup path"
+	fi
+	if [ "$kind" = dev ]; then
+		! grep -q ' cgroup_id;' "$f" || fail "iolatency:$ev has a cgroup_id"
+	else
+		grep -q 'field:u64 cgroup_id;' "$f" || fail "iolatency:$ev: cgroup_id is not a u64"
+	fi
+	grep -Eq "$(event_fmt_head "$ev")" "$f" ||
+		{ grep '^print fmt' "$f"; fail "iolatency:$ev ($kind) does not print what it is about first"; }
 done
 n=$(find "$E" -mindepth 1 -maxdepth 1 -type d -name 'iolatency_*' | wc -l)
-[ "$n" = 9 ] || fail "$n iolatency events in tracefs, want 9"
+[ "$n" = "$IOLAT_NR_EVENTS" ] || fail "$n iolatency events in tracefs, want $IOLAT_NR_EVENTS"
 grep -A3 'field:u32 new;' "$E/iolatency_depth/format"
 
 # The cgroups exist before the workload so that the filters can name them.
@@ -42,10 +56,17 @@ fi
 grep -q 'Field not found' "$E/iolatency_target/filter" ||
 	{ cat "$E/iolatency_target/filter"; fail "the filter file does not say the field is unknown"; }
 echo 0 >"$E/iolatency_target/filter" || fail "cannot clear a filter"
+# Per-bio events have no cgroup path to filter on.
+if echo 'cgroup == "/iolat-p/loose"' >"$E/iolatency_throttle/filter" 2>/dev/null; then
+	fail "a filter on a cgroup path was accepted for iolatency_throttle, which has none"
+fi
+echo 0 >"$E/iolatency_throttle/filter" || fail "cannot clear a filter"
 echo "cgroup_id == $loose_id" >"$E/iolatency_depth/filter" ||
 	fail "cannot filter iolatency_depth on cgroup_id"
-echo 'cgroup == "/iolat-nobody"' >"$E/iolatency_throttle/filter" ||
-	fail "cannot filter iolatency_throttle on the cgroup path"
+echo 'cgroup == "/iolat-nobody"' >"$E/iolatency_target/filter" ||
+	fail "cannot filter iolatency_target on the cgroup path"
+echo 'cgroup_id == 0' >"$E/iolatency_throttle/filter" ||
+	fail "cannot filter iolatency_throttle on cgroup_id"
 [ "$(cat "$E/iolatency_depth/filter")" = "cgroup_id == $loose_id" ] ||
 	fail "iolatency_depth's filter reads back as '$(cat "$E/iolatency_depth/filter")'"
 
@@ -111,16 +132,19 @@ grep '^iolatency_depth: \[iolat0:/iolat-p/bulk\]' $A | head -2
 grep -q '^iolatency_depth: \[iolat0:/iolat-p/bulk\] depth=max->' $A ||
 	fail "the unfiltered instance has no max->N step for bulk"
 
-# The filter nobody matches: no iolatency_throttle at all, where the
-# instance has loose's bios waiting.
+# The filters nobody matches: no iolatency_throttle (id 0) nor
+# iolatency_target (path /iolat-nobody) at all, where the instance has
+# loose's bios waiting and tight's target.
 ! grep -q '^iolatency_throttle:' $T || fail "iolatency_throttle lines got past a filter nobody matches"
-grep -m2 '^iolatency_throttle: \[iolat0:/iolat-p/loose\] depth=[0-9]* inflight=[0-9]* wait=[0-9]*us$' $A ||
-	fail "the unfiltered instance has no iolatency_throttle for loose"
+grep -m2 "^iolatency_throttle: \[iolat0\] cgroup_id=$loose_id depth=[0-9]* inflight=[0-9]* wait_ns=[0-9]*\$" $A ||
+	fail "the unfiltered instance has no iolatency_throttle for loose (cgroup_id $loose_id)"
+! grep -q '^iolatency_target:' $T || fail "iolatency_target lines got past a filter nobody matches"
+grep -m1 '^iolatency_target: \[iolat0:/iolat-p/tight\] target_ns=0->1000000 win_ns=100000000 by=user$' $A ||
+	fail "the unfiltered instance has no iolatency_target for tight"
 
 # The unfiltered events keep coming in the filtered buffer.
-grep -m1 '^iolatency_target: \[iolat0:/iolat-p/tight\] target=0->1000us win=100ms$' $T ||
-	fail "no iolatency_target for tight"
-grep -m1 -E '^iolatency_window: \[iolat0:/iolat-p/tight\] missed target=1000us win=[0-9]+ms samples=[0-9]+ missed=[0-9]+ action=down cookie=[0-9]+$' $T ||
+tight_id=$(cg_id iolat-p/tight)
+grep -m1 -E '^iolatency_window: \[iolat0:/iolat-p/tight\] met=0 action=down target_ns=1000000 win_ns=[0-9]+ ssd=1 samples=[0-9]+ missed=[0-9]+ mean_ns=[0-9]+ win_met=0 acc_samples=[0-9]+ acc_missed=[0-9]+ acc_mean_ns=[0-9]+ scale_lat_ns=1000000 cookie=[0-9]+$' $T ||
 	fail "no missed window with action=down for tight"
-grep -m1 -E '^iolatency_scale_cookie: \[iolat0:/iolat-p\] cookie=1000000->[0-9]+ down step=[0-9]+ culprit=/iolat-p/tight scale_lat=1000us by=window$' $T ||
-	fail "no first scale-down of /iolat-p by tight"
+grep -m1 -E "^iolatency_scale_cookie: \[iolat0:/iolat-p\] cookie=1000000->[0-9]+ step=-[1-9][0-9]* culprit_id=$tight_id scale_lat_ns=1000000 idle_ns=[0-9]+ by=window\$" $T ||
+	fail "no first scale-down of /iolat-p by tight (cgroup_id $tight_id)"

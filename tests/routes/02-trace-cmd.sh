@@ -1,4 +1,4 @@
-# trace-cmd: lists the nine events and their formats, records the
+# trace-cmd: lists the twelve events and their formats, records the
 # throttling scenario with "trace-cmd record -e iolatency" and prints the
 # decisions with "trace-cmd report": tight's missed windows, the scale-down
 # it causes, loose's depth halving to 1 and its bios waiting.  (Event
@@ -16,7 +16,7 @@ for ev in $IOLAT_EVENTS; do
 	grep -qx "iolatency:$ev" /tmp/iolat-list.txt || fail "trace-cmd list -e does not list iolatency:$ev"
 done
 n=$(grep -c '^iolatency:' /tmp/iolat-list.txt)
-[ "$n" = 9 ] || fail "trace-cmd list -e iolatency lists $n events, want 9"
+[ "$n" = "$IOLAT_NR_EVENTS" ] || fail "trace-cmd list -e iolatency lists $n events, want $IOLAT_NR_EVENTS"
 trace-cmd list -e iolatency:iolatency_depth -F --full >/tmp/iolat-format.txt 2>&1
 grep -q 'field:u64 cgroup_id;' /tmp/iolat-format.txt &&
 	grep -q 'field:char depth\[24\];' /tmp/iolat-format.txt &&

@@ -1,8 +1,9 @@
-# perf: "perf list" shows the nine events; "perf record -e 'iolatency:*' -a"
+# perf: "perf list" shows the twelve events; "perf record -e 'iolatency:*' -a"
 # around the throttling scenario and "perf script" print the decisions
 # (tight's missed windows, the scale-down naming tight, loose's depth
-# halving to 1); "perf stat" counts, with kernel filters, the scale-downs
-# and loose's depth changes.
+# halving to 1); "perf stat" counts, with kernel filters, the scale events
+# by a window (by == 0: tight's scale-downs; a kernel filter compares a
+# field with a constant, not old with new) and loose's depth changes.
 . "$IOLAT_REPO/tests/lib.sh"
 
 # Debian 12's linux-perf installs the real binary as /usr/bin/perf, which
@@ -28,7 +29,7 @@ for ev in $IOLAT_EVENTS; do
 		fail "perf list does not show iolatency:$ev"
 done
 n=$(grep -c 'iolatency:iolatency_[a-z_]* *\[Tracepoint event\]' /tmp/iolat-list.txt)
-[ "$n" = 9 ] || fail "perf list shows $n iolatency events, want 9"
+[ "$n" = "$IOLAT_NR_EVENTS" ] || fail "perf list shows $n iolatency events, want $IOLAT_NR_EVENTS"
 
 # Record and count while "${HOLD[@]}" runs: perf enables the events
 # (system wide, -a) before it starts the command.
@@ -39,7 +40,7 @@ id=$(cg_id iolat-p/loose)
 rec=$!
 bg_track $rec
 "$PERF" stat -a -x, -o $STAT \
-	-e iolatency:iolatency_scale_cookie --filter 'up == 0' \
+	-e iolatency:iolatency_scale_cookie --filter 'by == 0' \
 	-e iolatency:iolatency_depth --filter "cgroup_id == $id" \
 	-e iolatency:iolatency_window \
 	-- "${HOLD[@]}" stat >/tmp/iolat-stat.txt 2>&1 &
@@ -80,17 +81,20 @@ want=$(depth_halvings iolat0)
 
 # perf stat, CSV: count,unit,event,...
 count() { awk -F, -v ev="$1" '$3 == ev { print $1 }' $STAT; }
-downs=$(count iolatency:iolatency_scale_cookie)
+scales=$(count iolatency:iolatency_scale_cookie)
 depths=$(count iolatency:iolatency_depth)
 windows=$(count iolatency:iolatency_window)
-note "perf stat: $downs scale-downs, $depths depth changes of loose, $windows windows"
-[[ $downs =~ ^[0-9]+$ ]] && [ "$downs" -gt 0 ] || fail "perf stat counted '$downs' scale-downs"
+note "perf stat: $scales scale events by a window, $depths depth changes of loose, $windows windows"
+[[ $scales =~ ^[0-9]+$ ]] && [ "$scales" -gt 0 ] || fail "perf stat counted '$scales' scale events by a window"
 [[ $depths =~ ^[0-9]+$ ]] && [ "$depths" -ge "$(echo "$want" | wc -w)" ] ||
 	fail "perf stat counted '$depths' depth changes of loose, want at least $(echo "$want" | wc -w)"
 [[ $windows =~ ^[0-9]+$ ]] && [ "$windows" -gt 0 ] || fail "perf stat counted '$windows' windows"
 # perf record's span holds perf stat's: perf script shows no fewer.
-sd=$(grep -c 'iolatency:iolatency_scale_cookie: .* down ' $S)
+# (a scale-down: step < 0; by=window: what "by == 0" let through)
+sd=$(grep -c 'iolatency:iolatency_scale_cookie: .* step=-[1-9][0-9]* .* by=window$' $S)
+sw=$(grep -c 'iolatency:iolatency_scale_cookie: .* by=window$' $S)
 sl=$(grep -c 'iolatency:iolatency_depth: *\[iolat0:/iolat-p/loose\]' $S)
-note "perf script: $sd scale-downs, $sl depth changes of loose"
-[ "$downs" -le "$sd" ] || fail "perf stat counted $downs scale-downs, perf script shows only $sd"
+note "perf script: $sw scale events by a window, $sd of them scale-downs, $sl depth changes of loose"
+[ "$sd" -gt 0 ] || fail "perf script shows no scale-down by a window"
+[ "$scales" -le "$sw" ] || fail "perf stat counted $scales scale events by a window, perf script shows only $sw"
 [ "$depths" -le "$sl" ] || fail "perf stat counted $depths depth changes of loose, perf script shows only $sl"

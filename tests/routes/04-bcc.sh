@@ -1,7 +1,8 @@
 # bcc: tplist-bpfcc shows each event's fields; trace-bpfcc one-liners
-# print loose's depth steps and the scale-downs naming tight; argdist-bpfcc
-# counts scale events by direction and loose's depths (a filter on
-# cgroup_id), and draws a histogram of the bios' waits for a depth slot.
+# print loose's depth steps and the scale-downs naming tight (by cgroup
+# id); argdist-bpfcc counts scale events by direction (new > old) and
+# loose's depths (a filter on cgroup_id), and draws a histogram of the
+# bios' waits for a depth slot (wait_ns/1000, in us).
 # bcc compiles its programs in the guest, slowly under emulation: the
 # scenario starts only once both tools are tracing.
 . "$IOLAT_REPO/tests/lib.sh"
@@ -24,33 +25,35 @@ sed -n '/^iolatency:iolatency_depth$/,/^[^ ]/p' /tmp/iolat-tplist.txt
 for ev in $IOLAT_EVENTS; do
 	fields=$(sed -n "/^iolatency:$ev\$/,/^[^ ]/{/^    /p}" /tmp/iolat-tplist.txt)
 	[ -n "$fields" ] || { cat /tmp/iolat-tplist.txt; fail "tplist-bpfcc -v does not show iolatency:$ev"; }
-	for f in devname cgroup cgroup_id $(event_fields "$ev"); do
+	for f in $(event_fields "$ev"); do
 		echo "$fields" | grep -Eq "^    [^;]* $f(\[[0-9]+\])?;\$" ||
 			fail "tplist-bpfcc -v: iolatency:$ev has no field $f"
 	done
-	echo "$fields" | grep -qx '    __data_loc char\[\] cgroup;' ||
+	[ "$(event_kind "$ev")" != path ] ||
+		echo "$fields" | grep -qx '    __data_loc char\[\] cgroup;' ||
 		fail "tplist-bpfcc -v: iolatency:$ev's cgroup is not a __data_loc string"
 done
 n=$(grep -c '^iolatency:' /tmp/iolat-tplist.txt)
-[ "$n" = 9 ] || fail "tplist-bpfcc lists $n iolatency events, want 9"
+[ "$n" = "$IOLAT_NR_EVENTS" ] || fail "tplist-bpfcc lists $n iolatency events, want $IOLAT_NR_EVENTS"
 
 cg_create iolat-p/loose
+cg_create iolat-p/tight
 id=$(cg_id iolat-p/loose)
+tight_id=$(cg_id iolat-p/tight)
 
-# trace-bpfcc: the __data_loc strings (cgroup, culprit) are at the offset
-# in the low 16 bits of data_loc_<field>, from the start of args.
+# trace-bpfcc: the __data_loc string cgroup is at the offset in the low 16
+# bits of data_loc_cgroup, from the start of args.  The culprit is an id.
 cgroup='((char *)args + (args->data_loc_cgroup & 0xffff))'
-culprit='((char *)args + (args->data_loc_culprit & 0xffff))'
 PYTHONUNBUFFERED=1 trace-bpfcc -t \
 	"t:iolatency:iolatency_depth \"[%s] depth=%s cookie=%u\", $cgroup, args->depth, args->cookie" \
-	"t:iolatency:iolatency_scale_cookie (args->up == 0) \"[%s] cookie=%u->%u up=%d culprit=%s\", $cgroup, args->old, args->new, args->up, $culprit" \
+	"t:iolatency:iolatency_scale_cookie (args->new < args->old) \"[%s] cookie=%u->%u culprit_id=%llu\", $cgroup, args->old, args->new, args->culprit_id" \
 	>/tmp/iolat-trace.out 2>&1 &
 tr=$!
 bg_track $tr
 PYTHONUNBUFFERED=1 argdist-bpfcc -c -i 5 \
-	-C 't:iolatency:iolatency_scale_cookie():u8:args->up#scale events by direction' \
+	-C 't:iolatency:iolatency_scale_cookie():u8:args->new > args->old#scale events by direction' \
 	-C "t:iolatency:iolatency_depth():u32:args->new:args->cgroup_id == $id#loose's new depths" \
-	-H 't:iolatency:iolatency_throttle():u64:args->wait_us#wait_us' \
+	-H 't:iolatency:iolatency_throttle():u64:args->wait_ns/1000#wait_us' \
 	>/tmp/iolat-argdist.out 2>&1 &
 ad=$!
 bg_track $ad
@@ -84,19 +87,21 @@ got=$(grep -oE ' iolatency_depth +\[/iolat-p/loose\] depth=[0-9max]+->[0-9max]+ 
 	sed 's/.*depth=//' | head -n "$(echo "$want" | wc -w)" | tr -d ' ' | tr '\n' ' ' | sed 's/ $//')
 note "loose's depth steps: $got"
 [ "$got" = "$want" ] || fail "trace-bpfcc: loose's depth went '$got', want '$want'"
-grep -qE ' iolatency_scale_cookie +\[/iolat-p\] cookie=1000000->[0-9]+ up=0 culprit=/iolat-p/tight$' /tmp/iolat-trace.txt ||
-	fail "trace-bpfcc: no first scale-down of /iolat-p by tight"
+grep -qE " iolatency_scale_cookie +\[/iolat-p\] cookie=1000000->[0-9]+ culprit_id=$tight_id\$" /tmp/iolat-trace.txt ||
+	fail "trace-bpfcc: no first scale-down of /iolat-p by tight (cgroup_id $tight_id)"
 cookies=$(grep -E ' iolatency_scale_cookie ' /tmp/iolat-trace.txt)
 [ -n "$cookies" ] || fail "trace-bpfcc: no iolatency_scale_cookie line"
-! grep -v ' up=0 ' <<<"$cookies" ||
-	fail "trace-bpfcc: the (args->up == 0) predicate let a scale-up through"
+sed -n 's/.* cookie=\([0-9]*\)->\([0-9]*\) .*/\1 \2/p' <<<"$cookies" |
+	awk '$2 + 0 >= $1 + 0 { print "not a scale-down: " $1 "->" $2; bad = 1 } { n++ }
+	     END { exit bad || n == 0 }' ||
+	fail "trace-bpfcc: the (args->new < args->old) predicate let a scale-up through"
 
 # argdist: its last, cumulative, interval.
 awk '/^\[[0-9:]*\]$/ { last = "" } { last = last $0 "\n" } END { printf "%s", last }' \
 	/tmp/iolat-argdist.out >/tmp/iolat-argdist.txt
 cat /tmp/iolat-argdist.txt
 grep -q "^scale events by direction" /tmp/iolat-argdist.txt || fail "argdist: no scale event counts"
-grep -Eq '^[[:space:]]+[1-9][0-9]* +args->up = 0$' /tmp/iolat-argdist.txt ||
+grep -Eq '^[[:space:]]+[1-9][0-9]* +args->new > args->old = 0$' /tmp/iolat-argdist.txt ||
 	fail "argdist: no scale-down counted"
 for d in $want; do
 	d=${d#*->}

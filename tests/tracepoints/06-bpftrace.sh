@@ -44,12 +44,20 @@ done
 T='[0-9][0-9]:[0-9][0-9]:[0-9][0-9]'	# time("%H:%M:%S ")
 
 # iolat-culprit: a line per scale-down, "TIME DEVICE PARENT CULPRIT
-# SCALE_LAT OLD->NEW", and the scale-downs counted per culprit.
-lines=$(grep -E "^$T iolat0 +/iolat-p +/iolat-p/tight +1000us [0-9]+->[0-9]+\$" /tmp/iolat-culprit.out)
-[ -n "$lines" ] || fail "iolat-culprit: no scale-down line naming tight (scale_lat 1000us)"
+# CULPRIT_ID SCALE_LAT OLD->NEW" (the event names the culprit by id, the
+# script its path, learnt from tight's target event), and the scale-downs
+# counted per culprit id, mapped to tight's path.
+tid=$(cg_id iolat-p/tight)
+lines=$(grep -E "^$T iolat0 +/iolat-p +/iolat-p/tight +$tid +1000us ([0-9]+)->([0-9]+)\$" /tmp/iolat-culprit.out)
+[ -n "$lines" ] || fail "iolat-culprit: no scale-down line naming tight (id $tid, scale_lat 1000us)"
 head -2 <<<"$lines"
-grep -Ex '@downs\[iolat0, /iolat-p/tight\]: [1-9][0-9]*' /tmp/iolat-culprit.out ||
-	fail "iolat-culprit: no scale-downs counted for tight"
+# (each line a scale-down: the cookie fell)
+awk '{ split($NF, c, "->"); if (c[2] + 0 >= c[1] + 0) { print "not a scale-down: " $0; bad = 1 } }
+     END { exit bad }' <<<"$lines" || fail "iolat-culprit: a line for a cookie that did not fall"
+grep -Ex "@downs\[iolat0, $tid\]: [1-9][0-9]*" /tmp/iolat-culprit.out ||
+	fail "iolat-culprit: no scale-downs counted for tight (id $tid)"
+grep -Ex "@culprit\[$tid\]: /iolat-p/tight" /tmp/iolat-culprit.out ||
+	fail "iolat-culprit: id $tid not mapped to /iolat-p/tight"
 
 # iolat-depth: "TIME DEVICE CGROUP OLD->NEW COOKIE", loose's first halving
 # from max and its last one, to 1.
