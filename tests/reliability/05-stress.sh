@@ -185,7 +185,7 @@ n=$(wc -l <$SNOOP)
 [ "$n" -gt 0 ] || fail "iolat-snoop printed nothing"
 [ "$(wc -l </tmp/snoop-ok.json)" = "$n" ] ||
 	fail "$n lines from iolat-snoop, $(wc -l </tmp/snoop-ok.json) event objects"
-jq -e -n '[inputs | select(.cgroup | startswith("/iolat-s/g"))] | length > 0' $SNOOP >/dev/null ||
+jq -e -n '[inputs | select((.cgroup // "") | startswith("/iolat-s/g"))] | length > 0' $SNOOP >/dev/null ||
 	fail "iolat-snoop saw no /iolat-s/g* event"
 note "iolat-snoop: $n events: $(jq -r .event $SNOOP | sort | uniq -c |
 	awk '{ printf "%s%s=%s", (NR > 1 ? ", " : ""), $2, $1 }')"

@@ -1,0 +1,87 @@
+# A culprit removed with its own bios in flight is forgotten, and never
+# comes back as a ghost.
+#
+# Each round: iolat-c/vN (target 10 us, two dd readers) misses and
+# becomes the culprit that scales its parent down, next to iolat-c/loose
+# (no target, four dd readers).  Then vN's readers move to iolat-c/park,
+# still mid-IO, and vN is removed at once.
+# Its bios complete after or while it goes offline: a window check already
+# past blkcg_iolatency_done_bio()'s target check could make the dying group
+# scale_grp again after iolatency_clear_scaling() forgot it.  Upstream
+# only compares that pointer, so the parent is left with a ghost culprit
+# that no live group matches: the next vN's misses scale the parent down
+# in the ghost's name, so vN never becomes the culprit, and the idle timer
+# cannot forget a culprit whose siblings keep scaling.  (A looser sibling
+# with a target of its own would not do here: the group whose scale event
+# restarted the 500 ms hold is first past it at every window, so a tighter
+# newcomer only ever sees "hold".)  The series' events used
+# to print its path: a use-after-free.
+#
+# Checked: every vN becomes the culprit (so no ghost holds the parent),
+# its removal resets the parent with vN named (scale_reset by=offline), and
+# no scale event names vN after that.  Run on the debug kernel, the
+# suite's KASAN check covers the rest.  IOLAT_CULPRIT_ROUNDS: rounds
+# (default 10; about 11 s each under TCG).
+. "$IOLAT_REPO/tests/lib.sh"
+
+dev=iolat0
+rounds=${IOLAT_CULPRIT_ROUNDS:-10}
+tr=/tmp/culprit-trace.txt
+nullb_create $dev
+
+readers() {	# readers CGROUP N: N readers of 4 KiB direct reads, forever
+	local i
+	for i in $(seq "$2"); do
+		cg_run "$1" bash -c "while dd if=/dev/$dev of=/dev/null bs=4k \
+			iflag=direct status=none; do :; done" &
+	done
+}
+
+trace_events iolatency_window iolatency_target iolatency_scale_cookie \
+	iolatency_scale_reset iolatency_scale_grp_clear
+cg_create iolat-c/park
+cg_create iolat-c/loose
+readers iolat-c/loose 4
+
+declare -a ids
+for r in $(seq "$rounds"); do
+	v=iolat-c/v$r
+	cg_create $v
+	io_latency_set $v $dev 10
+	ids[r]=$(cg_id $v)
+	readers $v 2
+	culprit() {
+		grep -q "iolatency_scale_cookie: \[$dev:/iolat-c\] .* culprit_id=${ids[r]} " "$TRACEFS/trace"
+	}
+	wait_for 30 culprit || {
+		grep 'iolatency_scale_cookie:' "$TRACEFS/trace" | tail -3
+		fail "round $r: v$r (id ${ids[r]}) never became the culprit"
+	}
+	for p in $(cat "$CG/$v/cgroup.procs"); do
+		echo "$p" >"$CG/iolat-c/park/cgroup.procs" 2>/dev/null
+	done
+	wait_for 10 rmdir "$CG/$v" 2>/dev/null || fail "round $r: cannot remove v$r: $(cat "$CG/$v/cgroup.procs")"
+	cg_kill iolat-c/park
+done
+sleep 1
+cg_kill iolat-c/loose
+cp "$TRACEFS/trace" $tr
+
+# Per removed group: its reset by=offline naming it, then no scale event
+# naming it again.
+ghosts=0
+for r in $(seq "$rounds"); do
+	id=${ids[r]}
+	line=$(grep -n "iolatency_scale_reset: \[$dev:/iolat-c\] .* culprit_id=$id .* by=offline" $tr | head -1)
+	[ -n "$line" ] || fail "round $r: no scale_reset by=offline naming v$r (id $id) as culprit"
+	n=$(tail -n +"${line%%:*}" $tr |
+		grep -c "iolatency_scale_\(cookie\|grp_clear\): .* culprit_id=$id ")
+	[ "$n" = 0 ] || {
+		ghosts=$((ghosts + 1))
+		note "v$r (id $id) removed, still culprit in $n scale events:"
+		tail -n +"${line%%:*}" $tr | grep "culprit_id=$id " | head -3
+	}
+done
+offline=$(grep -c 'iolatency_window: .* action=offline ' $tr)
+note "$rounds culprits removed mid-IO; $offline windows found their group offline under the lock"
+[ "$ghosts" = 0 ] || fail "$ghosts removed groups came back as culprits"
