@@ -53,29 +53,6 @@ const char *iolat_dev_name(__u32 dev);
 int iolat_dev_rotational(__u32 dev);
 void iolat_dev_cache_reset(void);
 
-/*
- * The cgroup2 hierarchy: ids (directory inodes) and paths ("/a/b"), the
- * root first and every cgroup before its children.
- */
-struct iolat_cgroup {
-	__u64 id;
-	char *path;
-	long parent;		/* index in v; -1 for the root */
-};
-
-struct iolat_cgroups {
-	struct iolat_cgroup *v;
-	size_t n, cap;
-	size_t *by_id;		/* indexes into v, by id */
-};
-
-const char *iolat_cgroup_root(void);
-int iolat_cgroups_scan(struct iolat_cgroups *cgs);
-/* The index of cgroup @id in cgs->v, or -1. */
-long iolat_cgroups_find(const struct iolat_cgroups *cgs, __u64 id);
-const char *iolat_cgroups_path(const struct iolat_cgroups *cgs, __u64 id);
-void iolat_cgroups_free(struct iolat_cgroups *cgs);
-
 /* Write @s as a JSON string, quotes included. */
 void iolat_json_str(FILE *f, const char *s);
 /* "HH:MM:SS.mmm" of @t (seconds since the epoch), local time. */

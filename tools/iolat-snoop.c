@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include "iolat.h"
 #include "iolat-common.h"
+#include "iolat-cgroup.h"
 #include "iolat-snoop.skel.h"
 
 #define TOOL "iolat-snoop"
