@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit test of iolat-top's model, cgroup reader and outputs: no
+ * kernel, no BPF.  A fake cgroup tree (directories with io.stat and
+ * io.latency files) under argv[1], fake map entries, and the checks.
+ * Prints "ok"/"FAIL" per check; exits 1 if any failed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "iolat-common.h"
+#include "iolat-cgroup.h"
+#include "iolat-top-model.h"
+#include "iolat-top-output.h"
+
+static int failed, checks;
+static char root[4096];
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	checks++;
+	failed += !ok;
+	printf("%s: ", ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* Write @text to ROOT/@path (a cgroup-relative file). */
+static void put(const char *path, const char *fmt, ...)
+{
+	char fn[8192];
+	va_list ap;
+	FILE *f;
+
+	snprintf(fn, sizeof(fn), "%s%s", root, path);
+	f = fopen(fn, "w");
+	if (!f) {
+		perror(fn);
+		exit(2);
+	}
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+}
+
+static void mkcg(const char *path)
+{
+	char fn[8192];
+
+	snprintf(fn, sizeof(fn), "%s%s", root, path);
+	if (mkdir(fn, 0755) && errno != EEXIST) {
+		perror(fn);
+		exit(2);
+	}
+	snprintf(fn, sizeof(fn), "%s/io.stat", path);
+	put(fn, "");
+}
+
+/* Fake devices: majors no host has, so their names are "MAJ:MIN". */
+#define DEV1 IOLAT_MKDEV(4000U, 1U)
+#define DEV2 IOLAT_MKDEV(4000U, 2U)
+
+static __u64 cgid(const struct iolat_cgroups *cgs, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < cgs->n; i++)
+		if (!strcmp(cgs->v[i].path, path))
+			return cgs->v[i].id;
+	fprintf(stderr, "no cgroup %s in the fake tree\n", path);
+	exit(2);
+}
+
+static struct top_row *row(struct top_model *m, __u32 dev, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->v[i].dev == dev && !strcmp(m->v[i].path, path))
+			return &m->v[i];
+	return NULL;
+}
+
+/* @rep's output as a string (static, until the next call). */
+static const char *render(void (*print)(FILE *, const struct top_report *),
+			  const struct top_report *rep)
+{
+	static char *buf;
+	static size_t len;
+	FILE *f;
+
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	print(f, rep);
+	fclose(f);
+	return buf;
+}
+
+struct fixture {
+	struct iolat_cgroups cgs;
+	struct iolat_targets targets;
+	struct top_model m;
+};
+
+static void scan(struct fixture *fx)
+{
+	top_model_tree_changed(&fx->m);
+	if (iolat_cgroups_scan(&fx->cgs) || iolat_targets_read(&fx->cgs, &fx->targets)) {
+		fprintf(stderr, "cannot scan the fake tree\n");
+		exit(2);
+	}
+}
+
+/* One interval: targets, @ng groups and @np parents, io.stat, compute. */
+static int interval(struct fixture *fx, const struct iolat_key *gk,
+		    const struct iolat_group *g, int ng,
+		    const struct iolat_key *pk, const struct iolat_parent *p,
+		    int np, double secs)
+{
+	int i, err;
+
+	top_model_begin(&fx->m, &fx->cgs);
+	err = top_model_add_targets(&fx->m, &fx->targets);
+	for (i = 0; !err && i < ng; i++)
+		err = top_model_add_entry(&fx->m, &gk[i], &g[i], false, true) < 0;
+	for (i = 0; !err && i < np; i++)
+		err = top_model_add_entry(&fx->m, &pk[i], &p[i], true, true) < 0;
+	if (!err)
+		err = top_model_add_io(&fx->m);
+	if (!err)
+		err = top_model_compute(&fx->m, secs);
+	top_model_sort(&fx->m, TOP_SORT_PATH);
+	return err;
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	top_model_free(&fx->m);
+	iolat_cgroups_free(&fx->cgs);
+	free(fx->targets.v);
+	memset(fx, 0, sizeof(*fx));
+}
+
+static const char *iostat_line(__u32 dev, unsigned long long rb,
+			       unsigned long long ios, const char *extra)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "%u:%u rbytes=%llu wbytes=0 rios=%llu wios=0 "
+		 "dbytes=0 dios=0%s%s\n", IOLAT_MAJOR(dev), IOLAT_MINOR(dev),
+		 rb, ios, extra ? " " : "", extra ?: "");
+	return buf;
+}
+
+/* The reader: tree order, ids, io.stat and io.latency parsing. */
+static void test_reader(void)
+{
+	struct iolat_iostat io[2] = {};
+	__u32 devs[2] = { DEV1, DEV2 };
+	struct fixture fx = {};
+	char text[512];
+
+	mkcg("/r");
+	mkcg("/r/a");
+	put("/r/a/io.latency", "%u:%u target=2000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	scan(&fx);
+	check(fx.cgs.n >= 3 && !strcmp(fx.cgs.v[0].path, "/"),
+	      "reader: the root first (%zu cgroups)", fx.cgs.n);
+	check(iolat_cgroups_path(&fx.cgs, cgid(&fx.cgs, "/r/a")) != NULL,
+	      "reader: a cgroup found by its id");
+	check(fx.targets.n == 1 && fx.targets.v[0].dev == DEV1 &&
+	      fx.targets.v[0].us == 2000, "reader: io.latency target=2000 on 4000:1");
+	snprintf(text, sizeof(text), "%s", iostat_line(DEV1, 4096, 3, "use_delay=2 depth=4"));
+	strcat(text, iostat_line(DEV2, 0, 0, "depth=max"));
+	iolat_iostat_parse(text, devs, 2, io);
+	check(io[0].has_io && io[0].rbytes == 4096 && io[0].ios == 3 &&
+	      io[0].has_depth && io[0].depth == 4 && io[0].use_delay == 2,
+	      "reader: io.stat of 4000:1 parsed (rbytes %llu ios %llu depth %u use_delay %d)",
+	      (unsigned long long)io[0].rbytes, (unsigned long long)io[0].ios,
+	      io[0].depth, io[0].use_delay);
+	check(io[1].has_depth && io[1].depth == IOLAT_DEPTH_MAX, "reader: depth=max");
+	fixture_free(&fx);
+}
+
+/* The model: rows from targets, maps and io.stat; rates over an interval. */
+static void test_rates(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k;
+	struct iolat_group g = { .depth = IOLAT_DEPTH_MAX };
+	struct top_report rep;
+	struct top_row *r;
+	const char *out;
+
+	mkcg("/t");
+	mkcg("/t/p");
+	put("/t/io.stat", "%s", iostat_line(DEV1, 1000000, 100, NULL));
+	put("/t/p/io.stat", "%s", iostat_line(DEV1, 1000000, 100, NULL));
+	put("/t/p/io.latency", "%u:%u target=1000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	scan(&fx);
+	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/t/p"), .dev = DEV1 };
+	check(!interval(&fx, &k, &g, 1, NULL, NULL, 0, 1), "model: first interval");
+	put("/t/io.stat", "%s", iostat_line(DEV1, 3000000, 300, NULL));
+	put("/t/p/io.stat", "%s", iostat_line(DEV1, 3000000, 300, NULL));
+	check(!interval(&fx, &k, &g, 1, NULL, NULL, 0, 2), "model: second interval");
+	r = row(&fx.m, DEV1, "/t/p");
+	check(r && r->target_us == 1000 && r->has_group, "model: /t/p has its target and group");
+	check(r && r->iops == 100 && r->rmbps == 1, "model: /t/p 100 IOPS, 1 MB/s (%.1f, %.3f)",
+	      r ? r->iops : -1, r ? r->rmbps : -1);
+	rep = (struct top_report){ .m = &fx.m, .secs = 2, .rows = 100, .batch = true };
+	out = render(top_print_json, &rep);
+	check(strstr(out, "\"cgroup\":\"/t/p\"") && strstr(out, "\"iops\":100.0,") &&
+	      strstr(out, "\"target_us\":1000"), "json: /t/p with its target and IOPS");
+	out = render(top_print_text, &rep);
+	check(strstr(out, "4000:1   /t/p ") && strstr(out, "1000us"), "text: a row for /t/p");
+	out = render(top_print_prom, &rep);
+	check(strstr(out, "iolat_target_seconds{device=\"4000:1\",cgroup=\"/t/p\"} 0.001\n") != NULL,
+	      "prometheus: /t/p's target");
+	fixture_free(&fx);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s EMPTY-DIR\n", argv[0]);
+		return 2;
+	}
+	snprintf(root, sizeof(root), "%s", argv[1]);
+	iolat_cgroup_root_set(root);
+	test_reader();
+	test_rates();
+	printf("%d checks, %d failed\n", checks, failed);
+	return failed ? 1 : 0;
+}
