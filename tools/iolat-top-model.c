@@ -2,6 +2,7 @@
 /* iolat-top's model: rows, rates, states.  See iolat-top-model.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -140,16 +141,20 @@ int top_model_add_entry(struct top_model *m, const struct iolat_key *key,
 	return TOP_ENTRY_ROW;
 }
 
-/* Parse the io.stat lines of @devs[@ndev] in cgroup @i into @out[]. */
-static void read_iostat(struct top_model *m, size_t i, const __u32 *devs,
+/*
+ * Parse the io.stat lines of @devs[@ndev] in cgroup @i into @out[].  False
+ * when it cannot be read (gone meanwhile, say): its rows' IO is unknown.
+ */
+static bool read_iostat(struct top_model *m, size_t i, const __u32 *devs,
 			size_t ndev, struct iolat_iostat *out)
 {
 	static char buf[IOLAT_IOSTAT_BUF];
 
 	if (iolat_iostat_read(&m->stat_fds[i], m->cgs->v[i].path, buf,
 			      sizeof(buf)) < 0)
-		return;
+		return false;
 	iolat_iostat_parse(buf, devs, ndev, out);
+	return true;
 }
 
 /*
@@ -184,13 +189,13 @@ int top_model_add_io(struct top_model *m)
 		return -ENOMEM;
 	for (i = 0; i < cgs->n; i++) {	/* parents before children */
 		const struct iolat_cgroup *c = &cgs->v[i];
-		bool any = false;
+		bool any = false, ok = true;
 
 		memset(io, 0, sizeof(io));
 		if (c->parent > 0 && quiet[c->parent])
 			;	/* nothing below a quiet cgroup either */
 		else if (c->parent >= 0 || row_find_any(m, c->id))
-			read_iostat(m, i, devs, ndev, io);
+			ok = read_iostat(m, i, devs, ndev, io);
 		for (k = 0; k < ndev; k++) {
 			struct top_row *r;
 
@@ -205,8 +210,10 @@ int top_model_add_io(struct top_model *m)
 				continue;
 			}
 			r->io = io[k];
+			r->io_err = !ok;
 		}
-		quiet[i] = c->parent >= 0 && !any;
+		/* An unread io.stat says nothing of the children: read them. */
+		quiet[i] = c->parent >= 0 && ok && !any;
 	}
 	free(quiet);
 	return 0;
@@ -276,10 +283,10 @@ static double sort_value(const struct top_row *r)
 {
 	switch (sorting) {
 	case TOP_SORT_LAT: return top_row_lat(r);
-	case TOP_SORT_IOPS: return r->iops;
+	case TOP_SORT_IOPS: return isnan(r->iops) ? -1 : r->iops;
 	case TOP_SORT_DEPTH: return r->g.depth == IOLAT_DEPTH_MAX ? 1e12 : r->g.depth;
-	case TOP_SORT_DELAY: return r->charged + r->paid;
-	case TOP_SORT_WAITS: return r->waits;
+	case TOP_SORT_DELAY: return isnan(r->charged + r->paid) ? -1 : r->charged + r->paid;
+	case TOP_SORT_WAITS: return isnan(r->waits) ? -1 : r->waits;
 	default: return 0;
 	}
 }
@@ -308,6 +315,12 @@ void top_model_sort(struct top_model *m, enum top_sort key)
 	qsort(m->v, m->n, sizeof(*m->v), cmp_row_view);
 }
 
+/* (@now - @before) / @div, or NAN when the counter went backwards. */
+static double rate(__u64 now, __u64 before, double div)
+{
+	return now < before ? NAN : (now - before) / div;
+}
+
 int top_model_compute(struct top_model *m, double secs)
 {
 	struct top_prev *np;
@@ -323,14 +336,22 @@ int top_model_compute(struct top_model *m, double secs)
 
 		np[i] = (struct top_prev){ r->dev, r->cgid, r->io.rbytes, r->io.wbytes,
 					   r->io.ios, r->g.charged_ns, r->g.paid_ns,
-					   r->g.throttled };
+					   r->g.throttled, !r->io_err };
+		if (r->io_err || (p && !p->io_ok))
+			r->iops = r->rmbps = r->wmbps = NAN;
 		if (p && secs > 0) {
-			r->iops = (r->io.ios - p->ios) / secs;
-			r->rmbps = (r->io.rbytes - p->rbytes) / secs / 1e6;
-			r->wmbps = (r->io.wbytes - p->wbytes) / secs / 1e6;
-			r->charged = (r->g.charged_ns - p->charged_ns) / 1e6 / secs;
-			r->paid = (r->g.paid_ns - p->paid_ns) / 1e6 / secs;
-			r->waits = (r->g.throttled - p->throttled) / secs;
+			/* One counter back: the baseline is another cgroup's. */
+			if (r->io.ios < p->ios || r->io.rbytes < p->rbytes ||
+			    r->io.wbytes < p->wbytes)
+				r->iops = r->rmbps = r->wmbps = NAN;
+			else if (!r->io_err && p->io_ok) {
+				r->iops = rate(r->io.ios, p->ios, secs);
+				r->rmbps = rate(r->io.rbytes, p->rbytes, secs * 1e6);
+				r->wmbps = rate(r->io.wbytes, p->wbytes, secs * 1e6);
+			}
+			r->charged = rate(r->g.charged_ns, p->charged_ns, 1e6 * secs);
+			r->paid = rate(r->g.paid_ns, p->paid_ns, 1e6 * secs);
+			r->waits = rate(r->g.throttled, p->throttled, secs);
 		}
 	}
 	/* A parent's culprit is "throttling" its siblings. */

@@ -32,6 +32,11 @@ struct top_row {
 	struct iolat_group g;
 	struct iolat_parent p;
 	bool has_group, has_parent, culprit;
+	bool io_err;		/* its io.stat could not be read */
+	/*
+	 * Rates over the interval; NAN when unknown: io.stat unreadable now
+	 * or at the previous interval, or a counter went backwards.
+	 */
 	double iops, rmbps, wmbps, charged, paid, waits;
 	const char *state;
 };
@@ -41,6 +46,7 @@ struct top_prev {
 	__u32 dev;
 	__u64 cgid;
 	__u64 rbytes, wbytes, ios, charged_ns, paid_ns, throttled;
+	bool io_ok;		/* rbytes, wbytes and ios were read */
 };
 
 struct top_model {

@@ -11,6 +11,26 @@
 #include "iolat-common.h"
 #include "iolat-top-output.h"
 
+/* ,"@key":@v as @fmt has it, or null when unknown (NAN). */
+static void json_rate(FILE *f, const char *key, const char *fmt, double v)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (isnan(v))
+		fputs("null", f);
+	else
+		fprintf(f, fmt, v);
+}
+
+/* @v as @fmt has it, or "?" when unknown (NAN); in @buf. */
+static const char *text_rate(char *buf, size_t len, const char *fmt, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, fmt, v);
+	return buf;
+}
+
 void top_print_json(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
@@ -59,8 +79,9 @@ void top_print_json(FILE *f, const struct top_report *rep)
 		} else {
 			fprintf(f, ",\"window\":null");
 		}
-		fprintf(f, ",\"iops\":%.1f,\"read_mbps\":%.3f,\"write_mbps\":%.3f",
-		       r->iops, r->rmbps, r->wmbps);
+		json_rate(f, "iops", "%.1f", r->iops);
+		json_rate(f, "read_mbps", "%.3f", r->rmbps);
+		json_rate(f, "write_mbps", "%.3f", r->wmbps);
 		if (!r->g.has_depth)
 			fprintf(f, ",\"depth\":null");
 		else if (r->g.depth == IOLAT_DEPTH_MAX)
@@ -71,10 +92,11 @@ void top_print_json(FILE *f, const struct top_report *rep)
 			fprintf(f, ",\"cookie\":%u", r->g.cookie);
 		else
 			fprintf(f, ",\"cookie\":null");
-		fprintf(f, ",\"state\":\"%s\",\"use_delay\":%d,\"delay_charged_ms_per_s\":%.3f,"
-		       "\"delay_paid_ms_per_s\":%.3f,\"throttled_bios_per_s\":%.1f,"
-		       "\"delay_charged_ms\":%.3f,\"delay_paid_ms\":%.3f,\"throttled_bios\":%llu",
-		       r->state, r->g.use_delay, r->charged, r->paid, r->waits,
+		fprintf(f, ",\"state\":\"%s\",\"use_delay\":%d", r->state, r->g.use_delay);
+		json_rate(f, "delay_charged_ms_per_s", "%.3f", r->charged);
+		json_rate(f, "delay_paid_ms_per_s", "%.3f", r->paid);
+		json_rate(f, "throttled_bios_per_s", "%.1f", r->waits);
+		fprintf(f, ",\"delay_charged_ms\":%.3f,\"delay_paid_ms\":%.3f,\"throttled_bios\":%llu",
 		       r->g.charged_ns / 1e6, r->g.paid_ns / 1e6,
 		       (unsigned long long)r->g.throttled);
 		if (r->has_group)
@@ -123,7 +145,7 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	__u64 now_ns = rep->now_ns;
 	size_t i, n = m->n < rep->rows ? m->n : rep->rows;
 	char target[16], lat[16], acc[16], depth[16], cookie[16], samp[16];
-	char culprit_id[32];
+	char culprit_id[32], iops[32], mbps[32], chg[32], paid[32], waits[32];
 
 	if (!rep->batch)
 		fprintf(f, "\033[H\033[2J");
@@ -159,11 +181,15 @@ void top_print_text(FILE *f, const struct top_report *rep)
 		else
 			snprintf(depth, sizeof(depth), "%u", r->g.depth);
 		snprintf(cookie, sizeof(cookie), r->g.cookie ? "%u" : "-", r->g.cookie);
-		fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %7.0f %7.1f %5s %8s %-10s %6.1f %6.1f %6.0f\n",
+		fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %7s %7s %5s %8s %-10s %6s %6s %6s\n",
 		       iolat_dev_name(r->dev), path_tail(r->path, 28), target, lat,
 		       acc, samp, r->g.has_window && !top_window_idle(r, now_ns) ?
-		       top_row_verdict(r) : "-", r->iops, r->rmbps + r->wmbps, depth,
-		       cookie, r->state, r->charged, r->paid, r->waits);
+		       top_row_verdict(r) : "-",
+		       text_rate(iops, sizeof(iops), "%.0f", r->iops),
+		       text_rate(mbps, sizeof(mbps), "%.1f", r->rmbps + r->wmbps), depth,
+		       cookie, r->state, text_rate(chg, sizeof(chg), "%.1f", r->charged),
+		       text_rate(paid, sizeof(paid), "%.1f", r->paid),
+		       text_rate(waits, sizeof(waits), "%.0f", r->waits));
 		if (r->has_parent && (r->p.cookie < TOP_DEFAULT_COOKIE || r->p.culprit_id)) {
 			const char *culprit = top_row_culprit(m, r);
 

@@ -109,6 +109,38 @@ static const char *render(void (*print)(FILE *, const struct top_report *),
 	return buf;
 }
 
+/* The JSON object of @path's row in @out (static, until the next call). */
+static const char *json_row(const char *out, const char *path)
+{
+	static char buf[4096];
+	char key[512];
+	const char *s, *e;
+
+	snprintf(key, sizeof(key), "\"cgroup\":\"%s\"", path);
+	s = strstr(out, key);
+	if (!s)
+		return "(no row)";
+	e = strstr(s, "},{");
+	snprintf(buf, sizeof(buf), "%.*s", e ? (int)(e - s) : (int)strlen(s), s);
+	return buf;
+}
+
+/* The text line of @path's row on 4000:1 in @out. */
+static const char *text_row(const char *out, const char *path)
+{
+	static char buf[4096];
+	char key[512];
+	const char *s, *e;
+
+	snprintf(key, sizeof(key), "4000:1   %-28s ", path);
+	s = strstr(out, key);
+	if (!s)
+		return "(no row)";
+	e = strchr(s, '\n');
+	snprintf(buf, sizeof(buf), "%.*s", e ? (int)(e - s) : (int)strlen(s), s);
+	return buf;
+}
+
 struct fixture {
 	struct iolat_cgroups cgs;
 	struct iolat_targets targets;
@@ -232,6 +264,64 @@ static void test_rates(void)
 	fixture_free(&fx);
 }
 
+/*
+ * A counter that went backwards, or an io.stat that could not be read,
+ * gives an unknown rate for the interval (JSON null), never a wrapped one.
+ */
+static void test_unknown_rates(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k;
+	struct iolat_group g = { .depth = IOLAT_DEPTH_MAX, .throttled = 10 };
+	struct top_report rep;
+	struct top_row *r;
+	const char *line;
+	char fn[8192];
+
+	mkcg("/u");
+	put("/u/io.stat", "%s", iostat_line(DEV1, 1000000, 300, NULL));
+	put("/u/io.latency", "%u:%u target=1000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	scan(&fx);
+	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/u"), .dev = DEV1 };
+	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
+	/* The counters went backwards (a cgroup re-created, a map entry reset). */
+	put("/u/io.stat", "%s", iostat_line(DEV1, 500000, 50, NULL));
+	g.throttled = 5;
+	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/u");
+	check(r && isnan(r->iops) && isnan(r->rmbps) && isnan(r->waits),
+	      "rates: counters went backwards: unknown (iops %g, MB/s %g, waits %g)",
+	      r ? r->iops : 0, r ? r->rmbps : 0, r ? r->waits : 0);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
+	line = json_row(render(top_print_json, &rep), "/u");
+	check(strstr(line, "\"iops\":null,\"read_mbps\":null,\"write_mbps\":null") &&
+	      strstr(line, "\"throttled_bios_per_s\":null"),
+	      "rates: counters went backwards: JSON null: %s", line);
+	line = text_row(render(top_print_text, &rep), "/u");
+	check(!strstr(line, "1844674"), "rates: counters went backwards: text: %s", line);
+	/* io.stat unreadable for an interval (EISDIR here), then back. */
+	snprintf(fn, sizeof(fn), "%s/u/io.stat", root);
+	unlink(fn);
+	mkdir(fn, 0755);
+	scan(&fx);
+	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/u");
+	check(r && isnan(r->iops), "rates: io.stat unreadable: unknown (iops %g)",
+	      r ? r->iops : 0);
+	rmdir(fn);
+	put("/u/io.stat", "%s", iostat_line(DEV1, 600000, 60, NULL));
+	scan(&fx);
+	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/u");
+	check(r && isnan(r->iops), "rates: the interval after an unreadable io.stat: unknown (iops %g)",
+	      r ? r->iops : 0);
+	put("/u/io.stat", "%s", iostat_line(DEV1, 700000, 70, NULL));
+	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/u");
+	check(r && r->iops == 10, "rates: then known again (iops %g)", r ? r->iops : 0);
+	fixture_free(&fx);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -242,6 +332,7 @@ int main(int argc, char **argv)
 	iolat_cgroup_root_set(root);
 	test_reader();
 	test_rates();
+	test_unknown_rates();
 	printf("%d checks, %d failed\n", checks, failed);
 	return failed ? 1 : 0;
 }
