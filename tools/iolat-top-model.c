@@ -395,7 +395,9 @@ int top_model_compute(struct top_model *m, double secs)
 
 bool top_window_idle(const struct top_row *r, __u64 now_ns)
 {
-	return r->g.has_window && now_ns - r->g.last_window_ns > TOP_IDLE_NS;
+	/* A window stamped after @now_ns ended during this refresh. */
+	return r->g.has_window && now_ns > r->g.last_window_ns &&
+	       now_ns - r->g.last_window_ns > TOP_IDLE_NS;
 }
 
 void top_model_free(struct top_model *m)

@@ -322,6 +322,20 @@ static void test_unknown_rates(void)
 	fixture_free(&fx);
 }
 
+/* A window that ended during the refresh, after its start, is not idle. */
+static void test_window_idle(void)
+{
+	struct top_row r = { .g = { .has_window = 1 } };
+	__u64 now = 100000000000ULL;
+
+	r.g.last_window_ns = now - 6000000000ULL;
+	check(top_window_idle(&r, now), "idle: no window for 6 s");
+	r.g.last_window_ns = now - 1000000000ULL;
+	check(!top_window_idle(&r, now), "idle: a window 1 s ago is not");
+	r.g.last_window_ns = now + 1000000;
+	check(!top_window_idle(&r, now), "idle: a window 1 ms after the refresh began is not");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -333,6 +347,7 @@ int main(int argc, char **argv)
 	test_reader();
 	test_rates();
 	test_unknown_rates();
+	test_window_idle();
 	printf("%d checks, %d failed\n", checks, failed);
 	return failed ? 1 : 0;
 }
