@@ -384,6 +384,8 @@ int top_model_compute(struct top_model *m, double secs)
 			r->state = "throttled";
 		else if (r->culprit)
 			r->state = "throttling";
+		else if (!r->g.has_depth)	/* maybe throttled before we started */
+			r->state = "unknown";
 		else
 			r->state = "ok";
 	}

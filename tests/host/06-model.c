@@ -336,6 +336,50 @@ static void test_window_idle(void)
 	check(!top_window_idle(&r, now), "idle: a window 1 ms after the refresh began is not");
 }
 
+/*
+ * A group throttled before the tool started, with no event since and no
+ * blkcg_debug_stats keys in io.stat: its depth is unknown, and so is its
+ * state.  With the keys, io.stat tells.
+ */
+static void test_state_unknown(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k[3];
+	struct iolat_group g[3] = { { .depth = IOLAT_DEPTH_MAX } };
+	struct top_report rep;
+	struct top_row *r;
+
+	mkcg("/s");
+	mkcg("/s/nodebug");
+	mkcg("/s/debug");
+	mkcg("/s/relaxed");
+	put("/s/io.stat", "%s", iostat_line(DEV2, 8192, 2, NULL));
+	put("/s/nodebug/io.stat", "%s", iostat_line(DEV2, 4096, 1, NULL));
+	put("/s/debug/io.stat", "%s", iostat_line(DEV2, 4096, 1, "use_delay=0 depth=1"));
+	put("/s/relaxed/io.stat", "%s", iostat_line(DEV2, 4096, 1, "use_delay=0 depth=max"));
+	scan(&fx);
+	k[0] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/s/nodebug"), .dev = DEV2 };
+	k[1] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/s/debug"), .dev = DEV2 };
+	k[2] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/s/relaxed"), .dev = DEV2 };
+	g[1] = g[2] = g[0];
+	interval(&fx, k, g, 3, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV2, "/s/nodebug");
+	check(r && !strcmp(r->state, "unknown"),
+	      "state: depth unknown (no event, no debug keys): unknown, not '%s'",
+	      r ? r->state : "(no row)");
+	r = row(&fx.m, DEV2, "/s/debug");
+	check(r && !strcmp(r->state, "throttled"), "state: io.stat depth=1: throttled (%s)",
+	      r ? r->state : "(no row)");
+	r = row(&fx.m, DEV2, "/s/relaxed");
+	check(r && !strcmp(r->state, "ok"), "state: io.stat depth=max: ok (%s)",
+	      r ? r->state : "(no row)");
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
+	check(strstr(json_row(render(top_print_json, &rep), "/s/nodebug"),
+		     "\"depth\":null,\"cookie\":null,\"state\":\"unknown\"") != NULL,
+	      "state: JSON: %s", json_row(render(top_print_json, &rep), "/s/nodebug"));
+	fixture_free(&fx);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -348,6 +392,7 @@ int main(int argc, char **argv)
 	test_rates();
 	test_unknown_rates();
 	test_window_idle();
+	test_state_unknown();
 	printf("%d checks, %d failed\n", checks, failed);
 	return failed ? 1 : 0;
 }
