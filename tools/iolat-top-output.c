@@ -139,12 +139,33 @@ static const char *path_tail(const char *path, int width)
 	return len > width ? path + len - width : path;
 }
 
+/*
+ * @s for a terminal: control characters as \xNN (a cgroup name can hold
+ * an escape sequence).  In @buf, which holds 4 * PATH_MAX + 1.
+ */
+static const char *text_name(char *buf, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n < 4 * PATH_MAX - 4; s++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c == 0x7f)
+			n += sprintf(buf + n, "\\x%02x", c);
+		else
+			buf[n++] = c;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 void top_print_text(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
 	__u64 now_ns = rep->now_ns;
 	size_t i, n = m->n < rep->rows ? m->n : rep->rows;
 	char target[16], lat[16], acc[16], depth[16], cookie[16], samp[16];
+	static char name[4 * PATH_MAX + 1];
 	char culprit_id[32], iops[32], mbps[32], chg[32], paid[32], waits[32];
 
 	if (!rep->batch)
@@ -182,7 +203,7 @@ void top_print_text(FILE *f, const struct top_report *rep)
 			snprintf(depth, sizeof(depth), "%u", r->g.depth);
 		snprintf(cookie, sizeof(cookie), r->g.cookie ? "%u" : "-", r->g.cookie);
 		fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %7s %7s %5s %8s %-10s %6s %6s %6s\n",
-		       iolat_dev_name(r->dev), path_tail(r->path, 28), target, lat,
+		       iolat_dev_name(r->dev), path_tail(text_name(name, r->path), 28), target, lat,
 		       acc, samp, r->g.has_window && !top_window_idle(r, now_ns) ?
 		       top_row_verdict(r) : "-",
 		       text_rate(iops, sizeof(iops), "%.0f", r->iops),
@@ -199,7 +220,8 @@ void top_print_text(FILE *f, const struct top_report *rep)
 			fprintf(f, "%-8s   `- children's cookie %u (%lld), %s%s, %llu down / %llu up\n",
 			       "", r->p.cookie, (long long)r->p.cookie - TOP_DEFAULT_COOKIE,
 			       r->p.culprit_id ? "scaled for " : "no culprit",
-			       !r->p.culprit_id ? "" : culprit ?: culprit_id,
+			       !r->p.culprit_id ? "" :
+			       culprit ? text_name(name, culprit) : culprit_id,
 			       (unsigned long long)r->p.scale_downs,
 			       (unsigned long long)r->p.scale_ups);
 		}

@@ -380,6 +380,40 @@ static void test_state_unknown(void)
 	fixture_free(&fx);
 }
 
+/* Cgroup names with control characters: escaped in text, as in JSON. */
+static void test_text_escape(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k[2], pk;
+	struct iolat_group g[2] = { { .depth = 1, .has_depth = 1 } };
+	struct iolat_parent p = { .cookie = 999990 };
+	struct top_report rep;
+	const char *out, *c;
+	int raw = 0;
+
+	g[1] = g[0];
+	mkcg("/x");
+	mkcg("/x/\033[2Jevil");
+	mkcg("/x/tab\there");
+	scan(&fx);
+	k[0] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/x/\033[2Jevil"), .dev = DEV1 };
+	k[1] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/x/tab\there"), .dev = DEV1 };
+	pk = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/x"), .dev = DEV1 };
+	p.culprit_id = k[0].cgroup_id;
+	interval(&fx, k, g, 2, &pk, &p, 1, 1);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
+	out = render(top_print_text, &rep);
+	for (c = out; *c; c++)
+		raw += (unsigned char)*c < 0x20 && *c != '\n';
+	check(!raw, "text: no raw control characters (%d found)", raw);
+	check(strstr(out, "/x/\\x1b[2Jevil ") && strstr(out, "/x/tab\\x09here ") &&
+	      strstr(out, "scaled for /x/\\x1b[2Jevil,"),
+	      "text: names escaped as \\xNN, the culprit's too");
+	out = render(top_print_json, &rep);
+	check(strstr(out, "\"/x/\\u001b[2Jevil\"") != NULL, "json: escaped as \\u001b");
+	fixture_free(&fx);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -393,6 +427,7 @@ int main(int argc, char **argv)
 	test_unknown_rates();
 	test_window_idle();
 	test_state_unknown();
+	test_text_escape();
 	printf("%d checks, %d failed\n", checks, failed);
 	return failed ? 1 : 0;
 }
