@@ -277,6 +277,23 @@ const char *top_row_culprit(const struct top_model *m, const struct top_row *r)
 	return r->p.culprit_id ? iolat_cgroups_path(m->cgs, r->p.culprit_id) : NULL;
 }
 
+/*
+ * Paths by their components, so that a cgroup's children follow it: "/a",
+ * "/a/child", "/a-x" (strcmp() puts '-' and '.' before '/').
+ */
+static int cmp_path(const char *a, const char *b)
+{
+	for (; *a && *a == *b; a++, b++)
+		;
+	if (*a == *b)
+		return 0;
+	if (!*a || !*b)
+		return !*a ? -1 : 1;
+	if (*a == '/' || *b == '/')
+		return *a == '/' ? -1 : 1;
+	return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+}
+
 static enum top_sort sorting;
 
 static double sort_value(const struct top_row *r)
@@ -305,7 +322,7 @@ static int cmp_row_view(const void *a, const void *b)
 	}
 	if (x->dev != y->dev)
 		return strcmp(iolat_dev_name(x->dev), iolat_dev_name(y->dev));
-	c = strcmp(x->path, y->path);
+	c = cmp_path(x->path, y->path);
 	return c;
 }
 

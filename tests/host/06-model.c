@@ -414,6 +414,37 @@ static void test_text_escape(void)
 	fixture_free(&fx);
 }
 
+/* Rows in tree order: /o, /o/child, then /o-x and /o.b. */
+static void test_tree_order(void)
+{
+	static const char *const want[] = { "/o", "/o/child", "/o/child/z", "/o-x", "/o.b" };
+	struct fixture fx = {};
+	char got[512] = "";
+	size_t i, n = 0;
+
+	mkcg("/o");
+	mkcg("/o/child");
+	mkcg("/o/child/z");
+	mkcg("/o-x");
+	mkcg("/o.b");
+	put("/o/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	put("/o/child/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	put("/o/child/z/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	put("/o-x/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	put("/o.b/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	scan(&fx);
+	fx.m.dev = DEV2;
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	for (i = 0; i < fx.m.n; i++) {
+		strcat(got, " ");
+		strcat(got, fx.m.v[i].path);
+		if (n < 5 && !strcmp(fx.m.v[i].path, want[n]))
+			n++;
+	}
+	check(n == 5, "sort: tree order /o /o/child /o/child/z /o-x /o.b:%s", got);
+	fixture_free(&fx);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -428,6 +459,7 @@ int main(int argc, char **argv)
 	test_window_idle();
 	test_state_unknown();
 	test_text_escape();
+	test_tree_order();
 	printf("%d checks, %d failed\n", checks, failed);
 	return failed ? 1 : 0;
 }
