@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -284,4 +285,26 @@ double iolat_now(void)
 double iolat_mono(void)
 {
 	return clock_secs(CLOCK_MONOTONIC);
+}
+
+double iolat_next_tick(double tick, double interval, double now)
+{
+	double k = floor((now - tick) / interval) + 1;
+
+	return tick + (k < 1 ? 1 : k) * interval;
+}
+
+int iolat_sleep_until(double t)
+{
+	struct timespec ts;
+	int err;
+
+	if (t < 0)
+		t = 0;
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_nsec = 999999999L;
+	err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	return err ? -err : 0;
 }

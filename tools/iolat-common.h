@@ -59,5 +59,12 @@ void iolat_json_str(FILE *f, const char *s);
 const char *iolat_clock(double t);
 double iolat_now(void);	/* CLOCK_REALTIME in seconds */
 double iolat_mono(void);	/* CLOCK_MONOTONIC in seconds */
+/*
+ * The first tick @tick + k * @interval (k >= 1) after @now, all seconds of
+ * CLOCK_MONOTONIC: ticks missed while a refresh ran long are skipped.
+ */
+double iolat_next_tick(double tick, double interval, double now);
+/* Sleep until @t, CLOCK_MONOTONIC seconds (TIMER_ABSTIME): 0 or -EINTR. */
+int iolat_sleep_until(double t);
 
 #endif /* __IOLAT_COMMON_H */

@@ -291,6 +291,7 @@ int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
 	struct iolat_top_bpf *obj;
+	double tick;
 	long done = 0;
 	int err;
 
@@ -330,14 +331,14 @@ int main(int argc, char **argv)
 		goto cleanup;
 
 	iolat_handle_signals();
-	last_mono = iolat_mono();
+	tick = last_mono = iolat_mono();
 	err = refresh(obj, false);	/* the io.stat baseline */
 	while (!err && !iolat_exiting) {
-		double until = last_mono + env.interval;
-
-		/* A signal ends the sleep early (no SA_RESTART for sleeps). */
-		while (!iolat_exiting && iolat_mono() < until)
-			usleep((until - iolat_mono()) * 1e6 + 1);
+		/* Ticks every interval from the start; a long refresh skips some. */
+		tick = iolat_next_tick(tick, env.interval, iolat_mono());
+		/* A signal ends the sleep early (sleeps are never restarted). */
+		while (!iolat_exiting && iolat_sleep_until(tick) == -EINTR)
+			;
 		if (iolat_exiting)
 			break;
 		err = refresh(obj, true);

@@ -445,6 +445,27 @@ static void test_tree_order(void)
 	fixture_free(&fx);
 }
 
+/* The refresh clock: absolute ticks, missed ones skipped, never negative. */
+static void test_ticks(void)
+{
+	double t0, took;
+	int err;
+
+	check(iolat_next_tick(10, 1, 10.2) == 11, "ticks: the next one");
+	check(iolat_next_tick(10, 1, 11) == 12, "ticks: on a tick, the one after");
+	check(iolat_next_tick(10, 1, 13.5) == 14, "ticks: a refresh of 3.5 s skips 3 (%g)",
+	      iolat_next_tick(10, 1, 13.5));
+	check(iolat_next_tick(10, 0.25, 10.1) == 10.25, "ticks: fractions");
+	t0 = iolat_mono();
+	err = iolat_sleep_until(t0 - 5);
+	took = iolat_mono() - t0;
+	check(!err && took < 0.05, "ticks: a tick 5 s past returns at once (%.3f s)", took);
+	t0 = iolat_mono();
+	err = iolat_sleep_until(t0 + 0.05);
+	took = iolat_mono() - t0;
+	check(!err && took >= 0.05 && took < 1, "ticks: 50 ms ahead sleeps 50 ms (%.3f s)", took);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -460,6 +481,7 @@ int main(int argc, char **argv)
 	test_state_unknown();
 	test_text_escape();
 	test_tree_order();
+	test_ticks();
 	printf("%d checks, %d failed\n", checks, failed);
 	return failed ? 1 : 0;
 }
