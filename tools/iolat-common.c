@@ -25,10 +25,16 @@ static void on_signal(int sig)
 
 void iolat_handle_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	/*
+	 * SA_RESTART: a write blocked on a full pipe goes on when the signal
+	 * comes, so the last record is never cut short.  Sleeps and polls
+	 * are never restarted: they end early, and the loops see the flag.
+	 */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* a closed reader is EPIPE: iolat_flush() */
 }
 
 int iolat_libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -307,4 +313,39 @@ int iolat_sleep_until(double t)
 		ts.tv_nsec = 999999999L;
 	err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	return err ? -err : 0;
+}
+
+static bool output_reported;
+
+int iolat_flush(const char *tool, FILE *f)
+{
+	int err;
+
+	errno = 0;
+	if (!fflush(f) && !ferror(f))
+		return 0;
+	err = errno ? -errno : -EIO;
+	if (err != -EPIPE && !output_reported) {
+		fprintf(stderr, "%s: cannot write the output: %s\n", tool,
+			strerror(-err));
+		output_reported = true;
+	}
+	return err;
+}
+
+static const char *exit_tool;
+
+static void check_stdout(void)
+{
+	int err = iolat_flush(exit_tool, stdout);
+
+	if (err && err != -EPIPE)
+		_exit(IOLAT_EXIT_ERROR);
+}
+
+void iolat_check_stdout_at_exit(const char *tool)
+{
+	exit_tool = tool;
+	signal(SIGPIPE, SIG_IGN);
+	atexit(check_stdout);
 }

@@ -20,7 +20,10 @@
 extern volatile sig_atomic_t iolat_exiting;
 extern bool iolat_verbose;
 
-/* SIGINT and SIGTERM set iolat_exiting; the poll loops then end cleanly. */
+/*
+ * SIGINT and SIGTERM set iolat_exiting; the poll loops then end cleanly.
+ * SIGPIPE is ignored.
+ */
 void iolat_handle_signals(void);
 int iolat_libbpf_print(enum libbpf_print_level level, const char *fmt,
 		       va_list args);
@@ -52,6 +55,15 @@ const char *iolat_dev_name(__u32 dev);
 /* 1 rotational, 0 not, -1 unknown. */
 int iolat_dev_rotational(__u32 dev);
 void iolat_dev_cache_reset(void);
+
+/*
+ * Flush @f and check every write since the last call: 0, -EPIPE when the
+ * reader went away (SIGPIPE is ignored; the tools then end quietly, exit
+ * status 0), or another -errno, which it reports once.
+ */
+int iolat_flush(const char *tool, FILE *f);
+/* First thing in main(): ignore SIGPIPE; at exit, a failed stdout exits 1. */
+void iolat_check_stdout_at_exit(const char *tool);
 
 /* Write @s as a JSON string, quotes included. */
 void iolat_json_str(FILE *f, const char *s);

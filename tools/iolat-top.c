@@ -69,9 +69,10 @@ static const char doc[] =
 "A parent's row shows its children's cookie and the culprit scaling them\n"
 "(the child cgroup, found by its id).\n"
 "\n"
-"EXIT STATUS: 0 ok, 1 run-time error, 2 bad arguments (a -P FILE that\n"
-"cannot be written included), 3 kernel without BTF or without the\n"
-"iolatency tracepoints, or not root.\n"
+"EXIT STATUS: 0 ok (a reader of stdout that went away included), 1\n"
+"run-time error (stdout cannot be written included), 2 bad arguments (a\n"
+"-P FILE that cannot be written included), 3 kernel without BTF or\n"
+"without the iolatency tracepoints, or not root.\n"
 "\n"
 "EXAMPLES:\n"
 "    " TOOL "                # refresh every second until Ctrl-C\n"
@@ -283,8 +284,7 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 		top_print_json(stdout, &rep);
 	else
 		top_print_text(stdout, &rep);
-	fflush(stdout);
-	return 0;
+	return iolat_flush(TOOL, stdout);
 }
 
 int main(int argc, char **argv)
@@ -295,6 +295,7 @@ int main(int argc, char **argv)
 	long done = 0;
 	int err;
 
+	iolat_check_stdout_at_exit(TOOL);
 	argp_err_exit_status = IOLAT_EXIT_USAGE;
 	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	if (err)
@@ -345,7 +346,8 @@ int main(int argc, char **argv)
 		if (env.count && ++done >= env.count)
 			break;
 	}
-	err = err ? IOLAT_EXIT_ERROR : IOLAT_EXIT_OK;
+	/* A reader that went away (EPIPE) ends the report: no error. */
+	err = err && err != -EPIPE ? IOLAT_EXIT_ERROR : IOLAT_EXIT_OK;
 
 cleanup:
 	iolat_top_bpf__destroy(obj);

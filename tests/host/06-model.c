@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "iolat-common.h"
 #include "iolat-cgroup.h"
@@ -466,6 +468,105 @@ static void test_ticks(void)
 	check(!err && took >= 0.05 && took < 1, "ticks: 50 ms ahead sleeps 50 ms (%.3f s)", took);
 }
 
+/* A report to @f, flushed through the tools' output check. */
+static int report_to(FILE *f)
+{
+	struct top_model m = {};
+	struct top_report rep = { .m = &m, .secs = 1, .rows = 100, .batch = true };
+
+	top_print_json(f, &rep);
+	return iolat_flush("iolat-top", f);
+}
+
+/* Run @fn in a child; its exit status, or 128 + the signal that ended it. */
+static int in_child(int (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (!pid)
+		_exit(fn());
+	waitpid(pid, &status, 0);
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/* A reader that went away: EPIPE, quietly, and no SIGPIPE. */
+static int closed_pipe(void)
+{
+	int fds[2], err;
+	FILE *f;
+
+	iolat_handle_signals();
+	if (pipe(fds))
+		return 2;
+	close(fds[0]);
+	f = fdopen(fds[1], "w");
+	err = report_to(f);
+	return err == -EPIPE ? 0 : 1;
+}
+
+/* SIGINT twice while a long record waits in a full pipe. */
+#define LONG_RECORD (256 * 1024)
+static int long_record(void)
+{
+	static char buf[LONG_RECORD];
+
+	memset(buf, 'x', sizeof(buf));
+	iolat_handle_signals();
+	fwrite(buf, 1, sizeof(buf), stdout);
+	return iolat_flush("iolat-top", stdout) ? 1 : 0;
+}
+
+static void test_output_errors(void)
+{
+	int fds[2], status, rc;
+	struct sigaction sa;
+	ssize_t got, len = 0;
+	char buf[65536];
+	FILE *f;
+	pid_t pid;
+
+	f = fopen("/dev/full", "w");
+	rc = report_to(f);
+	check(rc == -ENOSPC, "output: /dev/full fails with ENOSPC and says so (%d)", rc);
+	fclose(f);
+	rc = in_child(closed_pipe);
+	check(rc == 0, "output: a closed pipe ends quietly, no SIGPIPE (child status %d%s)",
+	      rc, rc == 128 + SIGPIPE ? ": killed by SIGPIPE" : "");
+	iolat_handle_signals();
+	sigaction(SIGINT, NULL, &sa);
+	check(sa.sa_flags & SA_RESTART, "output: SIGINT's handler has SA_RESTART");
+	sigaction(SIGPIPE, NULL, &sa);
+	check(sa.sa_handler == SIG_IGN, "output: SIGPIPE ignored");
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	/* The last record is never cut short by the signal that ends the tool. */
+	if (pipe(fds))
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		_exit(long_record());
+	}
+	close(fds[1]);
+	usleep(100000);
+	kill(pid, SIGINT);
+	usleep(100000);
+	kill(pid, SIGINT);
+	usleep(100000);
+	while ((got = read(fds[0], buf, sizeof(buf))) > 0)
+		len += got;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	check(len == LONG_RECORD && WIFEXITED(status) && !WEXITSTATUS(status),
+	      "output: SIGINT during a write: %zd of %d bytes written, status %d",
+	      len, LONG_RECORD, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -482,6 +583,7 @@ int main(int argc, char **argv)
 	test_text_escape();
 	test_tree_order();
 	test_ticks();
+	test_output_errors();
 	printf("%d checks, %d failed\n", checks, failed);
 	return failed ? 1 : 0;
 }
