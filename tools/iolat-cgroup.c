@@ -180,22 +180,23 @@ const char *iolat_cgroups_path(const struct iolat_cgroups *cgs, __u64 id)
 	return i >= 0 ? cgs->v[i].path : NULL;
 }
 
-int iolat_iostat_read(int *fd, const char *path, char *buf, size_t size)
+int iolat_iostat_read(const char *path, char *buf, size_t size)
 {
+	char fn[PATH_MAX + 64];
 	ssize_t len;
+	int fd, err;
 
-	if (*fd < 0) {
-		char fn[PATH_MAX + 64];
-
-		snprintf(fn, sizeof(fn), "%s%s/io.stat", iolat_cgroup_root(),
-			 strcmp(path, "/") ? path : "");
-		*fd = open(fn, O_RDONLY | O_CLOEXEC);
-		if (*fd < 0)
-			return -errno;	/* gone meanwhile */
-	}
-	len = pread(*fd, buf, size - 1, 0);
-	if (len < 0)
-		return -errno;
+	snprintf(fn, sizeof(fn), "%s%s/io.stat", iolat_cgroup_root(),
+		 strcmp(path, "/") ? path : "");
+	fd = open(fn, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;	/* gone meanwhile, or out of descriptors */
+	/* One read: a seq_file shows what fits, and io.stat fits. */
+	len = read(fd, buf, size - 1);
+	err = len < 0 ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
 	buf[len] = '\0';
 	return len;
 }

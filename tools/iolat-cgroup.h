@@ -51,11 +51,11 @@ struct iolat_iostat {
 };
 
 /*
- * The io.stat of cgroup @path ("/a/b", "/" for the root) into @buf, through
- * *@fd, opened on first use and kept: a read at offset 0 regenerates the
- * seq_file.  Returns its length or -errno.
+ * The io.stat of cgroup @path ("/a/b", "/" for the root) into @buf: opened,
+ * read and closed, so that no descriptor is kept per cgroup.  Returns its
+ * length or -errno.
  */
-int iolat_iostat_read(int *fd, const char *path, char *buf, size_t size);
+int iolat_iostat_read(const char *path, char *buf, size_t size);
 /* Parse the lines of @devs[@ndev] in @text (changed) into @out[]. */
 void iolat_iostat_parse(char *text, const __u32 *devs, size_t ndev,
 			struct iolat_iostat *out);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -186,6 +187,7 @@ void iolat_dev_cache_reset(void)
 	dev_cache_n = 0;
 }
 
+/* 1 rotational, 0 not, -1 unknown; -EMFILE or -ENFILE: no descriptor. */
 static int dev_rotational_read(__u32 dev)
 {
 	char path[PATH_MAX];
@@ -196,19 +198,22 @@ static int dev_rotational_read(__u32 dev)
 		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
 	f = fopen(path, "r");
 	if (!f)
-		return -1;
+		return errno == EMFILE || errno == ENFILE ? -errno : -1;
 	if (fscanf(f, "%d", &rot) != 1)
 		rot = -1;
 	fclose(f);
 	return rot;
 }
 
-/* The cache slot of @dev, filled from sysfs; -1 when it is gone. */
+/*
+ * The cache slot of @dev, filled from sysfs; -ENOENT when it is gone,
+ * another -errno when that cannot be told (out of descriptors).
+ */
 static int dev_lookup(__u32 dev)
 {
 	char link[PATH_MAX], target[PATH_MAX];
 	ssize_t len;
-	int i, slot;
+	int i, slot, rot;
 
 	for (i = 0; i < dev_cache_n; i++)
 		if (dev_cache[i].dev == dev)
@@ -216,12 +221,15 @@ static int dev_lookup(__u32 dev)
 	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
 		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
 	len = readlink(link, target, sizeof(target) - 1);
-	if (len <= 0)
-		return -1;	/* gone: do not cache a stale name */
+	if (len <= 0)	/* gone: do not cache a stale name */
+		return len < 0 && errno != ENOENT ? -errno : -ENOENT;
 	target[len] = '\0';
+	rot = dev_rotational_read(dev);
+	if (rot < -1)
+		return rot;	/* not cached: ask again next time */
 	slot = dev_cache_n < DEV_CACHE ? dev_cache_n++ : (int)(dev % DEV_CACHE);
 	dev_cache[slot].dev = dev;
-	dev_cache[slot].rot = dev_rotational_read(dev);
+	dev_cache[slot].rot = rot;
 	snprintf(dev_cache[slot].name, sizeof(dev_cache[slot].name), "%s",
 		 strrchr(target, '/') + 1);
 	return slot;
@@ -244,6 +252,23 @@ int iolat_dev_rotational(__u32 dev)
 	int slot = dev_lookup(dev);
 
 	return slot >= 0 ? dev_cache[slot].rot : -1;
+}
+
+int iolat_dev_check(__u32 dev)
+{
+	int slot = dev_lookup(dev);
+
+	return slot >= 0 ? 1 : slot == -ENOENT ? 0 : slot;
+}
+
+void iolat_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 void iolat_json_str(FILE *f, const char *s)

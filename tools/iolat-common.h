@@ -54,6 +54,13 @@ int iolat_parse_dev(const char *tool, const char *arg, __u32 *dev);
 const char *iolat_dev_name(__u32 dev);
 /* 1 rotational, 0 not, -1 unknown. */
 int iolat_dev_rotational(__u32 dev);
+/*
+ * 1 if @dev is there, 0 if it is gone, -errno when that cannot be told
+ * (-EMFILE, -ENFILE): never take that for gone.
+ */
+int iolat_dev_check(__u32 dev);
+/* Raise RLIMIT_NOFILE's soft limit to the hard one. */
+void iolat_raise_nofile(void);
 void iolat_dev_cache_reset(void);
 
 /*

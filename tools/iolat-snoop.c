@@ -573,6 +573,7 @@ int main(int argc, char **argv)
 	int err;
 
 	iolat_check_stdout_at_exit(TOOL);
+	iolat_raise_nofile();
 	argp_err_exit_status = IOLAT_EXIT_USAGE;
 	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	if (err)

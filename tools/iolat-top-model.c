@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "iolat-common.h"
 #include "iolat-top-model.h"
 
@@ -76,22 +75,6 @@ static bool wanted(const struct top_model *m, __u32 dev, const char *path)
 	return !m->re || !regexec(m->re, path, 0, NULL, 0);
 }
 
-static void close_stat_fds(struct top_model *m)
-{
-	size_t i;
-
-	for (i = 0; m->stat_fds && m->cgs && i < m->cgs->n; i++)
-		if (m->stat_fds[i] >= 0)
-			close(m->stat_fds[i]);
-	free(m->stat_fds);
-	m->stat_fds = NULL;
-}
-
-void top_model_tree_changed(struct top_model *m)
-{
-	close_stat_fds(m);
-}
-
 void top_model_begin(struct top_model *m, const struct iolat_cgroups *cgs)
 {
 	m->n = 0;
@@ -150,8 +133,7 @@ static bool read_iostat(struct top_model *m, size_t i, const __u32 *devs,
 {
 	static char buf[IOLAT_IOSTAT_BUF];
 
-	if (iolat_iostat_read(&m->stat_fds[i], m->cgs->v[i].path, buf,
-			      sizeof(buf)) < 0)
+	if (iolat_iostat_read(m->cgs->v[i].path, buf, sizeof(buf)) < 0)
 		return false;
 	iolat_iostat_parse(buf, devs, ndev, out);
 	return true;
@@ -177,13 +159,6 @@ int top_model_add_io(struct top_model *m)
 	}
 	if (!ndev)
 		return 0;
-	if (!m->stat_fds) {
-		m->stat_fds = malloc((cgs->n ?: 1) * sizeof(*m->stat_fds));
-		if (!m->stat_fds)
-			return -ENOMEM;
-		for (i = 0; i < cgs->n; i++)
-			m->stat_fds[i] = -1;
-	}
 	quiet = calloc(cgs->n ?: 1, sizeof(*quiet));
 	if (!quiet)
 		return -ENOMEM;
@@ -421,7 +396,6 @@ bool top_window_idle(const struct top_row *r, __u64 now_ns)
 
 void top_model_free(struct top_model *m)
 {
-	close_stat_fds(m);
 	free(m->v);
 	free(m->prev);
 	memset(m, 0, sizeof(*m));

@@ -55,7 +55,6 @@ struct top_model {
 	struct top_prev *prev;
 	size_t nprev;
 	const struct iolat_cgroups *cgs;	/* the tree the rows' paths are in */
-	int *stat_fds;		/* io.stat of cgs->v[i], -1 until read */
 	/* The filter: -d and -c. */
 	__u32 dev;
 	const regex_t *re;
@@ -64,11 +63,9 @@ struct top_model {
 /*
  * An interval: top_model_begin(), the add functions, top_model_compute(),
  * top_model_sort().  @cgs stays the caller's, and must stay unchanged until
- * the next top_model_begin(); a new tree (another pointer or a rescan) is
- * announced with top_model_tree_changed().
+ * the next top_model_begin().
  */
 void top_model_begin(struct top_model *m, const struct iolat_cgroups *cgs);
-void top_model_tree_changed(struct top_model *m);
 int top_model_add_targets(struct top_model *m, const struct iolat_targets *t);
 
 /* What top_model_add_entry() made of a map entry. */

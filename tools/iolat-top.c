@@ -200,7 +200,6 @@ static int rescan(struct iolat_top_bpf *obj)
 
 	if (cgroups.n && gen == cgroups_gen)
 		return 0;
-	top_model_tree_changed(&model);
 	err = iolat_cgroups_scan(&cgroups);
 	if (err) {
 		fprintf(stderr, TOOL ": cannot read the cgroup tree at %s: %s\n",
@@ -223,15 +222,23 @@ static int add_map_rows(int fd, bool parent)
 		struct iolat_parent p;
 	} val;
 	struct iolat_key stale[64];
-	int nstale = 0, i, ret;
+	int nstale = 0, i, ret, there;
+	bool told = false;
 
 	while (!bpf_map_get_next_key(fd, cur, &next)) {
 		key = next;
 		cur = &key;
 		if (bpf_map_lookup_elem(fd, &key, &val))
 			continue;
-		ret = top_model_add_entry(&model, &key, &val, parent,
-					  iolat_dev_rotational(key.dev) >= 0);
+		there = iolat_dev_check(key.dev);
+		if (there < 0 && !told) {
+			/* Out of descriptors, say: keep its entries. */
+			told = true;
+			fprintf(stderr, TOOL ": cannot tell whether device %u:%u is "
+				"still there: %s\n", IOLAT_MAJOR(key.dev),
+				IOLAT_MINOR(key.dev), strerror(-there));
+		}
+		ret = top_model_add_entry(&model, &key, &val, parent, there != 0);
 		if (ret < 0)
 			return ret;
 		if (ret == TOP_ENTRY_STALE && nstale < 64)
@@ -296,6 +303,7 @@ int main(int argc, char **argv)
 	int err;
 
 	iolat_check_stdout_at_exit(TOOL);
+	iolat_raise_nofile();	/* io.stat, sysfs: one descriptor at a time */
 	argp_err_exit_status = IOLAT_EXIT_USAGE;
 	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	if (err)

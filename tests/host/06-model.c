@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -151,7 +153,6 @@ struct fixture {
 
 static void scan(struct fixture *fx)
 {
-	top_model_tree_changed(&fx->m);
 	if (iolat_cgroups_scan(&fx->cgs) || iolat_targets_read(&fx->cgs, &fx->targets)) {
 		fprintf(stderr, "cannot scan the fake tree\n");
 		exit(2);
@@ -567,6 +568,121 @@ static void test_output_errors(void)
 	      len, LONG_RECORD, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+/* A block device this host has, from /sys/dev/block; 0 if none. */
+static __u32 real_dev(void)
+{
+	DIR *d = opendir("/sys/dev/block");
+	struct dirent *de;
+	unsigned int ma, mi;
+	__u32 dev = 0;
+
+	while (d && !dev && (de = readdir(d)))
+		if (sscanf(de->d_name, "%u:%u", &ma, &mi) == 2)
+			dev = IOLAT_MKDEV(ma, mi);
+	if (d)
+		closedir(d);
+	return dev;
+}
+
+/* What iolat-top decides of a map entry's device: 1 there, 0 gone, -errno. */
+static int dev_state(__u32 dev)
+{
+	return iolat_dev_check(dev);
+}
+
+/* RLIMIT_NOFILE's soft limit raised to the hard one. */
+static int raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max < 64)
+		return 2;
+	rl.rlim_cur = 32;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return 2;
+	iolat_raise_nofile();
+	getrlimit(RLIMIT_NOFILE, &rl);
+	printf("     RLIMIT_NOFILE soft %llu, hard %llu\n",
+	       (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
+	fflush(stdout);
+	return rl.rlim_cur != rl.rlim_max;
+}
+
+/* With no descriptor left, a device that is there is never "gone". */
+static int dev_check_emfile(void)
+{
+	__u32 dev = real_dev();
+	struct rlimit rl;
+	int fd, state;
+
+	/* Use every descriptor up to a low limit. */
+	rl.rlim_cur = rl.rlim_max = 64;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return 2;
+	while ((fd = open("/dev/null", O_RDONLY)) >= 0)
+		;
+	iolat_dev_cache_reset();
+	state = dev_state(dev);
+	printf("     device %u:%u with no descriptor left: %s\n", IOLAT_MAJOR(dev),
+	       IOLAT_MINOR(dev), state > 0 ? "there" : state ? strerror(-state) : "gone");
+	fflush(stdout);
+	return state == 0;
+}
+
+/*
+ * io.stat descriptors: none kept open from one interval to the next.  A
+ * device check that runs out of descriptors is an error, never "gone"
+ * (iolat-top deleted map entries of devices it took for gone).
+ */
+static void test_descriptors(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k;
+	struct iolat_group g = { .depth = IOLAT_DEPTH_MAX };
+	char path[64];
+	int i, before, rc;
+
+	mkcg("/f");
+	put("/f/io.stat", "%s", iostat_line(DEV1, 4096, 1, NULL));
+	for (i = 0; i < 50; i++) {
+		snprintf(path, sizeof(path), "/f/c%d", i);
+		mkcg(path);
+		snprintf(path, sizeof(path), "/f/c%d/io.stat", i);
+		put(path, "%s", iostat_line(DEV1, 4096, 1, NULL));
+	}
+	scan(&fx);
+	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/f"), .dev = DEV1 };
+	before = open_fds();
+	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
+	check(row(&fx.m, DEV1, "/f/c49") != NULL, "descriptors: io.stat of 50 cgroups read");
+	check(open_fds() == before, "descriptors: none kept open (%d before, %d after)",
+	      before, open_fds());
+	fixture_free(&fx);
+	fflush(stdout);
+	rc = in_child(raise_nofile);
+	check(rc == 0, "descriptors: RLIMIT_NOFILE raised to the hard limit (%d)", rc);
+	if (!real_dev()) {
+		printf("skip: no block device on this host for the EMFILE check\n");
+		return;
+	}
+	fflush(stdout);
+	rc = in_child(dev_check_emfile);
+	check(rc == 0, "descriptors: EMFILE in a device check is not \"device gone\" (%d)", rc);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -584,6 +700,7 @@ int main(int argc, char **argv)
 	test_tree_order();
 	test_ticks();
 	test_output_errors();
+	test_descriptors();
 	printf("%d checks, %d failed\n", checks, failed);
 	return failed ? 1 : 0;
 }
