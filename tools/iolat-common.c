@@ -2,12 +2,12 @@
 /* Front-end helpers shared by the iolat tools. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <mntent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -26,10 +26,16 @@ static void on_signal(int sig)
 
 void iolat_handle_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	/*
+	 * SA_RESTART: a write blocked on a full pipe goes on when the signal
+	 * comes, so the last record is never cut short.  Sleeps and polls
+	 * are never restarted: they end early, and the loops see the flag.
+	 */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* a closed reader is EPIPE: iolat_flush() */
 }
 
 int iolat_libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -181,6 +187,7 @@ void iolat_dev_cache_reset(void)
 	dev_cache_n = 0;
 }
 
+/* 1 rotational, 0 not, -1 unknown; -EMFILE or -ENFILE: no descriptor. */
 static int dev_rotational_read(__u32 dev)
 {
 	char path[PATH_MAX];
@@ -191,19 +198,22 @@ static int dev_rotational_read(__u32 dev)
 		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
 	f = fopen(path, "r");
 	if (!f)
-		return -1;
+		return errno == EMFILE || errno == ENFILE ? -errno : -1;
 	if (fscanf(f, "%d", &rot) != 1)
 		rot = -1;
 	fclose(f);
 	return rot;
 }
 
-/* The cache slot of @dev, filled from sysfs; -1 when it is gone. */
+/*
+ * The cache slot of @dev, filled from sysfs; -ENOENT when it is gone,
+ * another -errno when that cannot be told (out of descriptors).
+ */
 static int dev_lookup(__u32 dev)
 {
 	char link[PATH_MAX], target[PATH_MAX];
 	ssize_t len;
-	int i, slot;
+	int i, slot, rot;
 
 	for (i = 0; i < dev_cache_n; i++)
 		if (dev_cache[i].dev == dev)
@@ -211,12 +221,15 @@ static int dev_lookup(__u32 dev)
 	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
 		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
 	len = readlink(link, target, sizeof(target) - 1);
-	if (len <= 0)
-		return -1;	/* gone: do not cache a stale name */
+	if (len <= 0)	/* gone: do not cache a stale name */
+		return len < 0 && errno != ENOENT ? -errno : -ENOENT;
 	target[len] = '\0';
+	rot = dev_rotational_read(dev);
+	if (rot < -1)
+		return rot;	/* not cached: ask again next time */
 	slot = dev_cache_n < DEV_CACHE ? dev_cache_n++ : (int)(dev % DEV_CACHE);
 	dev_cache[slot].dev = dev;
-	dev_cache[slot].rot = dev_rotational_read(dev);
+	dev_cache[slot].rot = rot;
 	snprintf(dev_cache[slot].name, sizeof(dev_cache[slot].name), "%s",
 		 strrchr(target, '/') + 1);
 	return slot;
@@ -241,164 +254,21 @@ int iolat_dev_rotational(__u32 dev)
 	return slot >= 0 ? dev_cache[slot].rot : -1;
 }
 
-const char *iolat_cgroup_root(void)
+int iolat_dev_check(__u32 dev)
 {
-	static char root[PATH_MAX];
-	struct mntent *m;
-	FILE *f;
+	int slot = dev_lookup(dev);
 
-	if (root[0])
-		return root;
-	snprintf(root, sizeof(root), "/sys/fs/cgroup");
-	f = setmntent("/proc/self/mounts", "r");
-	if (!f)
-		return root;
-	while ((m = getmntent(f)))
-		if (!strcmp(m->mnt_type, "cgroup2")) {
-			snprintf(root, sizeof(root), "%s", m->mnt_dir);
-			break;
-		}
-	endmntent(f);
-	return root;
+	return slot >= 0 ? 1 : slot == -ENOENT ? 0 : slot;
 }
 
-static int cgroups_add(struct iolat_cgroups *cgs, __u64 id, const char *path,
-		       long parent)
+void iolat_raise_nofile(void)
 {
-	if (cgs->n == cgs->cap) {
-		size_t cap = cgs->cap ? cgs->cap * 2 : 256;
-		struct iolat_cgroup *v = realloc(cgs->v, cap * sizeof(*v));
+	struct rlimit rl;
 
-		if (!v)
-			return -ENOMEM;
-		cgs->v = v;
-		cgs->cap = cap;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	cgs->v[cgs->n].id = id;
-	cgs->v[cgs->n].parent = parent;
-	cgs->v[cgs->n].path = strdup(path);
-	if (!cgs->v[cgs->n].path)
-		return -ENOMEM;
-	cgs->n++;
-	return 0;
-}
-
-/*
- * The children of the cgroup at index @self, depth first.  readdir's d_ino
- * is the kernfs id, the cgroup id the events carry, so nothing is stat()ed:
- * a cgroup directory holds dozens of files, and a walk that looked at each
- * cost more than everything else iolat-top does in an interval.
- */
-static int cgroups_walk(struct iolat_cgroups *cgs, int dfd, long self)
-{
-	struct dirent *de;
-	DIR *dir = fdopendir(dfd);
-	int err = 0;
-
-	if (!dir) {
-		close(dfd);
-		return errno == ENOENT ? 0 : -errno;
-	}
-	while (!err && (de = readdir(dir))) {
-		char path[PATH_MAX];
-		int cfd;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s",
-			 self ? cgs->v[self].path : "", de->d_name);
-		err = cgroups_add(cgs, de->d_ino, path, self);
-		if (err)
-			break;
-		/* Cgroups come and go while we walk: a vanished one is no error. */
-		cfd = openat(dirfd(dir), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (cfd >= 0)
-			err = cgroups_walk(cgs, cfd, cgs->n - 1);
-	}
-	closedir(dir);
-	return err;
-}
-
-static const struct iolat_cgroups *sorting;
-
-static int cmp_id(const void *a, const void *b)
-{
-	__u64 x = sorting->v[*(const size_t *)a].id;
-	__u64 y = sorting->v[*(const size_t *)b].id;
-
-	return x < y ? -1 : x > y;
-}
-
-void iolat_cgroups_free(struct iolat_cgroups *cgs)
-{
-	size_t i;
-
-	for (i = 0; i < cgs->n; i++)
-		free(cgs->v[i].path);
-	free(cgs->v);
-	free(cgs->by_id);
-	memset(cgs, 0, sizeof(*cgs));
-}
-
-int iolat_cgroups_scan(struct iolat_cgroups *cgs)
-{
-	const char *root = iolat_cgroup_root();
-	struct stat st;
-	size_t i;
-	int dfd, err;
-
-	iolat_cgroups_free(cgs);
-	dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fstat(dfd, &st)) {
-		err = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		return err;
-	}
-	err = cgroups_add(cgs, st.st_ino, "/", -1);
-	if (!err)
-		err = cgroups_walk(cgs, dfd, 0);
-	else
-		close(dfd);
-	if (!err) {
-		cgs->by_id = malloc(cgs->n * sizeof(*cgs->by_id));
-		if (!cgs->by_id)
-			err = -ENOMEM;
-	}
-	if (err) {
-		iolat_cgroups_free(cgs);
-		return err;
-	}
-	for (i = 0; i < cgs->n; i++)
-		cgs->by_id[i] = i;
-	sorting = cgs;
-	qsort(cgs->by_id, cgs->n, sizeof(*cgs->by_id), cmp_id);
-	return 0;
-}
-
-long iolat_cgroups_find(const struct iolat_cgroups *cgs, __u64 id)
-{
-	size_t lo = 0, hi = cgs->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		__u64 got = cgs->v[cgs->by_id[mid]].id;
-
-		if (got == id)
-			return cgs->by_id[mid];
-		if (got < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
-const char *iolat_cgroups_path(const struct iolat_cgroups *cgs, __u64 id)
-{
-	long i = iolat_cgroups_find(cgs, id);
-
-	return i >= 0 ? cgs->v[i].path : NULL;
 }
 
 void iolat_json_str(FILE *f, const char *s)
@@ -446,4 +316,61 @@ double iolat_now(void)
 double iolat_mono(void)
 {
 	return clock_secs(CLOCK_MONOTONIC);
+}
+
+double iolat_next_tick(double tick, double interval, double now)
+{
+	double k = floor((now - tick) / interval) + 1;
+
+	return tick + (k < 1 ? 1 : k) * interval;
+}
+
+int iolat_sleep_until(double t)
+{
+	struct timespec ts;
+	int err;
+
+	if (t < 0)
+		t = 0;
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_nsec = 999999999L;
+	err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	return err ? -err : 0;
+}
+
+static bool output_reported;
+
+int iolat_flush(const char *tool, FILE *f)
+{
+	int err;
+
+	errno = 0;
+	if (!fflush(f) && !ferror(f))
+		return 0;
+	err = errno ? -errno : -EIO;
+	if (err != -EPIPE && !output_reported) {
+		fprintf(stderr, "%s: cannot write the output: %s\n", tool,
+			strerror(-err));
+		output_reported = true;
+	}
+	return err;
+}
+
+static const char *exit_tool;
+
+static void check_stdout(void)
+{
+	int err = iolat_flush(exit_tool, stdout);
+
+	if (err && err != -EPIPE)
+		_exit(IOLAT_EXIT_ERROR);
+}
+
+void iolat_check_stdout_at_exit(const char *tool)
+{
+	exit_tool = tool;
+	signal(SIGPIPE, SIG_IGN);
+	atexit(check_stdout);
 }

@@ -20,7 +20,10 @@
 extern volatile sig_atomic_t iolat_exiting;
 extern bool iolat_verbose;
 
-/* SIGINT and SIGTERM set iolat_exiting; the poll loops then end cleanly. */
+/*
+ * SIGINT and SIGTERM set iolat_exiting; the poll loops then end cleanly.
+ * SIGPIPE is ignored.
+ */
 void iolat_handle_signals(void);
 int iolat_libbpf_print(enum libbpf_print_level level, const char *fmt,
 		       va_list args);
@@ -51,30 +54,23 @@ int iolat_parse_dev(const char *tool, const char *arg, __u32 *dev);
 const char *iolat_dev_name(__u32 dev);
 /* 1 rotational, 0 not, -1 unknown. */
 int iolat_dev_rotational(__u32 dev);
+/*
+ * 1 if @dev is there, 0 if it is gone, -errno when that cannot be told
+ * (-EMFILE, -ENFILE): never take that for gone.
+ */
+int iolat_dev_check(__u32 dev);
+/* Raise RLIMIT_NOFILE's soft limit to the hard one. */
+void iolat_raise_nofile(void);
 void iolat_dev_cache_reset(void);
 
 /*
- * The cgroup2 hierarchy: ids (directory inodes) and paths ("/a/b"), the
- * root first and every cgroup before its children.
+ * Flush @f and check every write since the last call: 0, -EPIPE when the
+ * reader went away (SIGPIPE is ignored; the tools then end quietly, exit
+ * status 0), or another -errno, which it reports once.
  */
-struct iolat_cgroup {
-	__u64 id;
-	char *path;
-	long parent;		/* index in v; -1 for the root */
-};
-
-struct iolat_cgroups {
-	struct iolat_cgroup *v;
-	size_t n, cap;
-	size_t *by_id;		/* indexes into v, by id */
-};
-
-const char *iolat_cgroup_root(void);
-int iolat_cgroups_scan(struct iolat_cgroups *cgs);
-/* The index of cgroup @id in cgs->v, or -1. */
-long iolat_cgroups_find(const struct iolat_cgroups *cgs, __u64 id);
-const char *iolat_cgroups_path(const struct iolat_cgroups *cgs, __u64 id);
-void iolat_cgroups_free(struct iolat_cgroups *cgs);
+int iolat_flush(const char *tool, FILE *f);
+/* First thing in main(): ignore SIGPIPE; at exit, a failed stdout exits 1. */
+void iolat_check_stdout_at_exit(const char *tool);
 
 /* Write @s as a JSON string, quotes included. */
 void iolat_json_str(FILE *f, const char *s);
@@ -82,5 +78,12 @@ void iolat_json_str(FILE *f, const char *s);
 const char *iolat_clock(double t);
 double iolat_now(void);	/* CLOCK_REALTIME in seconds */
 double iolat_mono(void);	/* CLOCK_MONOTONIC in seconds */
+/*
+ * The first tick @tick + k * @interval (k >= 1) after @now, all seconds of
+ * CLOCK_MONOTONIC: ticks missed while a refresh ran long are skipped.
+ */
+double iolat_next_tick(double tick, double interval, double now);
+/* Sleep until @t, CLOCK_MONOTONIC seconds (TIMER_ABSTIME): 0 or -EINTR. */
+int iolat_sleep_until(double t);
 
 #endif /* __IOLAT_COMMON_H */

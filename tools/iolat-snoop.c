@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include "iolat.h"
 #include "iolat-common.h"
+#include "iolat-cgroup.h"
 #include "iolat-snoop.skel.h"
 
 #define TOOL "iolat-snoop"
@@ -48,8 +49,9 @@ static const char doc[] =
 "(enable).  Windows that changed nothing, bios that slept for a slot and\n"
 "delay charges are many: -a shows them too.\n"
 "\n"
-"EXIT STATUS: 0 ok, 1 run-time error, 2 bad arguments, 3 kernel without\n"
-"BTF or without the iolatency tracepoints, or not root.\n"
+"EXIT STATUS: 0 ok (a reader of stdout that went away included), 1\n"
+"run-time error (stdout cannot be written included), 2 bad arguments, 3\n"
+"kernel without BTF or without the iolatency tracepoints, or not root.\n"
 "\n"
 "EXAMPLES:\n"
 "    " TOOL "                # decisions until Ctrl-C\n"
@@ -508,6 +510,8 @@ static bool has_culprit(__u32 type)
 	       type == IOLAT_EV_RESET;
 }
 
+static int output_err;	/* stdout failed: -EPIPE (quiet) or an error */
+
 static int handle_event(void *ctx, void *data, size_t len)
 {
 	static char pbuf[PATH_MAX];
@@ -516,7 +520,7 @@ static int handle_event(void *ctx, void *data, size_t len)
 	double t;
 
 	/* Per-bio and enable records end before the path. */
-	if (len < IOLAT_EVENT_SHORT)
+	if (len < IOLAT_EVENT_SHORT || output_err)
 		return 0;
 	memcpy(&e, data, len < sizeof(e) ? len : sizeof(e));
 	if (e.type >= IOLAT_EV_NR)
@@ -542,7 +546,9 @@ static int handle_event(void *ctx, void *data, size_t len)
 		print_json(&e, path, culprit, t);
 	else
 		print_text(&e, path, culprit, t);
-	fflush(stdout);
+	output_err = iolat_flush(TOOL, stdout);
+	if (output_err)
+		iolat_exiting = 1;
 	return 0;
 }
 
@@ -566,6 +572,8 @@ int main(int argc, char **argv)
 	double end;
 	int err;
 
+	iolat_check_stdout_at_exit(TOOL);
+	iolat_raise_nofile();
 	argp_err_exit_status = IOLAT_EXIT_USAGE;
 	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	if (err)
@@ -619,9 +627,13 @@ int main(int argc, char **argv)
 		if (end && iolat_mono() >= end)
 			break;
 	}
-	ring_buffer__consume(rb);
+	if (!output_err)
+		ring_buffer__consume(rb);
 	report_lost(obj, &reported);
-	err = IOLAT_EXIT_OK;
+	if (!output_err)
+		output_err = iolat_flush(TOOL, stdout);
+	/* A reader that went away (EPIPE) ends the log: no error. */
+	err = output_err && output_err != -EPIPE ? IOLAT_EXIT_ERROR : IOLAT_EXIT_OK;
 
 cleanup:
 	ring_buffer__free(rb);

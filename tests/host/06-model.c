@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit test of iolat-top's model, cgroup reader and outputs: no
+ * kernel, no BPF.  A fake cgroup tree (directories with io.stat and
+ * io.latency files) under argv[1], fake map entries, and the checks.
+ * Prints "ok"/"FAIL" per check; exits 1 if any failed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <dirent.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "iolat-common.h"
+#include "iolat-cgroup.h"
+#include "iolat-top-model.h"
+#include "iolat-top-output.h"
+
+static int failed, checks;
+static char root[4096];
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	checks++;
+	failed += !ok;
+	printf("%s: ", ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* Write @text to ROOT/@path (a cgroup-relative file). */
+static void put(const char *path, const char *fmt, ...)
+{
+	char fn[8192];
+	va_list ap;
+	FILE *f;
+
+	snprintf(fn, sizeof(fn), "%s%s", root, path);
+	f = fopen(fn, "w");
+	if (!f) {
+		perror(fn);
+		exit(2);
+	}
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+}
+
+static void mkcg(const char *path)
+{
+	char fn[8192];
+
+	snprintf(fn, sizeof(fn), "%s%s", root, path);
+	if (mkdir(fn, 0755) && errno != EEXIST) {
+		perror(fn);
+		exit(2);
+	}
+	snprintf(fn, sizeof(fn), "%s/io.stat", path);
+	put(fn, "");
+}
+
+/* Fake devices: majors no host has, so their names are "MAJ:MIN". */
+#define DEV1 IOLAT_MKDEV(4000U, 1U)
+#define DEV2 IOLAT_MKDEV(4000U, 2U)
+
+static __u64 cgid(const struct iolat_cgroups *cgs, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < cgs->n; i++)
+		if (!strcmp(cgs->v[i].path, path))
+			return cgs->v[i].id;
+	fprintf(stderr, "no cgroup %s in the fake tree\n", path);
+	exit(2);
+}
+
+static struct top_row *row(struct top_model *m, __u32 dev, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->v[i].dev == dev && !strcmp(m->v[i].path, path))
+			return &m->v[i];
+	return NULL;
+}
+
+/* @rep's output as a string (static, until the next call). */
+static const char *render(void (*print)(FILE *, const struct top_report *),
+			  const struct top_report *rep)
+{
+	static char *buf;
+	static size_t len;
+	FILE *f;
+
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	print(f, rep);
+	fclose(f);
+	return buf;
+}
+
+/* The JSON object of @path's row in @out (static, until the next call). */
+static const char *json_row(const char *out, const char *path)
+{
+	static char buf[4096];
+	char key[512];
+	const char *s, *e;
+
+	snprintf(key, sizeof(key), "\"cgroup\":\"%s\"", path);
+	s = strstr(out, key);
+	if (!s)
+		return "(no row)";
+	e = strstr(s, "},{");
+	snprintf(buf, sizeof(buf), "%.*s", e ? (int)(e - s) : (int)strlen(s), s);
+	return buf;
+}
+
+/* The text line of @path's row on 4000:1 in @out. */
+static const char *text_row(const char *out, const char *path)
+{
+	static char buf[4096];
+	char key[512];
+	const char *s, *e;
+
+	snprintf(key, sizeof(key), "4000:1   %-28s ", path);
+	s = strstr(out, key);
+	if (!s)
+		return "(no row)";
+	e = strchr(s, '\n');
+	snprintf(buf, sizeof(buf), "%.*s", e ? (int)(e - s) : (int)strlen(s), s);
+	return buf;
+}
+
+struct fixture {
+	struct iolat_cgroups cgs;
+	struct iolat_targets targets;
+	struct top_model m;
+};
+
+static void scan(struct fixture *fx)
+{
+	if (iolat_cgroups_scan(&fx->cgs) || iolat_targets_read(&fx->cgs, &fx->targets)) {
+		fprintf(stderr, "cannot scan the fake tree\n");
+		exit(2);
+	}
+}
+
+/* One interval: targets, @ng groups and @np parents, io.stat, compute. */
+static int interval(struct fixture *fx, const struct iolat_key *gk,
+		    const struct iolat_group *g, int ng,
+		    const struct iolat_key *pk, const struct iolat_parent *p,
+		    int np, double secs)
+{
+	int i, err;
+
+	top_model_begin(&fx->m, &fx->cgs);
+	err = top_model_add_targets(&fx->m, &fx->targets);
+	for (i = 0; !err && i < ng; i++)
+		err = top_model_add_entry(&fx->m, &gk[i], &g[i], false, true) < 0;
+	for (i = 0; !err && i < np; i++)
+		err = top_model_add_entry(&fx->m, &pk[i], &p[i], true, true) < 0;
+	if (!err)
+		err = top_model_add_io(&fx->m);
+	if (!err)
+		err = top_model_compute(&fx->m, secs);
+	top_model_sort(&fx->m, TOP_SORT_PATH);
+	return err;
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	top_model_free(&fx->m);
+	iolat_cgroups_free(&fx->cgs);
+	free(fx->targets.v);
+	memset(fx, 0, sizeof(*fx));
+}
+
+static const char *iostat_line(__u32 dev, unsigned long long rb,
+			       unsigned long long ios, const char *extra)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "%u:%u rbytes=%llu wbytes=0 rios=%llu wios=0 "
+		 "dbytes=0 dios=0%s%s\n", IOLAT_MAJOR(dev), IOLAT_MINOR(dev),
+		 rb, ios, extra ? " " : "", extra ?: "");
+	return buf;
+}
+
+/* The reader: tree order, ids, io.stat and io.latency parsing. */
+static void test_reader(void)
+{
+	struct iolat_iostat io[2] = {};
+	__u32 devs[2] = { DEV1, DEV2 };
+	struct fixture fx = {};
+	char text[512];
+
+	mkcg("/r");
+	mkcg("/r/a");
+	put("/r/a/io.latency", "%u:%u target=2000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	scan(&fx);
+	check(fx.cgs.n >= 3 && !strcmp(fx.cgs.v[0].path, "/"),
+	      "reader: the root first (%zu cgroups)", fx.cgs.n);
+	check(iolat_cgroups_path(&fx.cgs, cgid(&fx.cgs, "/r/a")) != NULL,
+	      "reader: a cgroup found by its id");
+	check(fx.targets.n == 1 && fx.targets.v[0].dev == DEV1 &&
+	      fx.targets.v[0].us == 2000, "reader: io.latency target=2000 on 4000:1");
+	snprintf(text, sizeof(text), "%s", iostat_line(DEV1, 4096, 3, "use_delay=2 depth=4"));
+	strcat(text, iostat_line(DEV2, 0, 0, "depth=max"));
+	iolat_iostat_parse(text, devs, 2, io);
+	check(io[0].has_io && io[0].rbytes == 4096 && io[0].ios == 3 &&
+	      io[0].has_depth && io[0].depth == 4 && io[0].use_delay == 2,
+	      "reader: io.stat of 4000:1 parsed (rbytes %llu ios %llu depth %u use_delay %d)",
+	      (unsigned long long)io[0].rbytes, (unsigned long long)io[0].ios,
+	      io[0].depth, io[0].use_delay);
+	check(io[1].has_depth && io[1].depth == IOLAT_DEPTH_MAX, "reader: depth=max");
+	fixture_free(&fx);
+}
+
+/* The model: rows from targets, maps and io.stat; rates over an interval. */
+static void test_rates(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k;
+	struct iolat_group g = { .depth = IOLAT_DEPTH_MAX };
+	struct top_report rep;
+	struct top_row *r;
+	const char *out;
+
+	mkcg("/t");
+	mkcg("/t/p");
+	put("/t/io.stat", "%s", iostat_line(DEV1, 1000000, 100, NULL));
+	put("/t/p/io.stat", "%s", iostat_line(DEV1, 1000000, 100, NULL));
+	put("/t/p/io.latency", "%u:%u target=1000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	scan(&fx);
+	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/t/p"), .dev = DEV1 };
+	check(!interval(&fx, &k, &g, 1, NULL, NULL, 0, 1), "model: first interval");
+	put("/t/io.stat", "%s", iostat_line(DEV1, 3000000, 300, NULL));
+	put("/t/p/io.stat", "%s", iostat_line(DEV1, 3000000, 300, NULL));
+	check(!interval(&fx, &k, &g, 1, NULL, NULL, 0, 2), "model: second interval");
+	r = row(&fx.m, DEV1, "/t/p");
+	check(r && r->target_us == 1000 && r->has_group, "model: /t/p has its target and group");
+	check(r && r->iops == 100 && r->rmbps == 1, "model: /t/p 100 IOPS, 1 MB/s (%.1f, %.3f)",
+	      r ? r->iops : -1, r ? r->rmbps : -1);
+	rep = (struct top_report){ .m = &fx.m, .secs = 2, .rows = 100, .batch = true };
+	out = render(top_print_json, &rep);
+	check(strstr(out, "\"cgroup\":\"/t/p\"") && strstr(out, "\"iops\":100.0,") &&
+	      strstr(out, "\"target_us\":1000"), "json: /t/p with its target and IOPS");
+	out = render(top_print_text, &rep);
+	check(strstr(out, "4000:1   /t/p ") && strstr(out, "1000us"), "text: a row for /t/p");
+	out = render(top_print_prom, &rep);
+	check(strstr(out, "iolat_target_seconds{device=\"4000:1\",cgroup=\"/t/p\"} 0.001\n") != NULL,
+	      "prometheus: /t/p's target");
+	fixture_free(&fx);
+}
+
+/*
+ * A counter that went backwards, or an io.stat that could not be read,
+ * gives an unknown rate for the interval (JSON null), never a wrapped one.
+ */
+static void test_unknown_rates(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k;
+	struct iolat_group g = { .depth = IOLAT_DEPTH_MAX, .throttled = 10 };
+	struct top_report rep;
+	struct top_row *r;
+	const char *line;
+	char fn[8192];
+
+	mkcg("/u");
+	put("/u/io.stat", "%s", iostat_line(DEV1, 1000000, 300, NULL));
+	put("/u/io.latency", "%u:%u target=1000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	scan(&fx);
+	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/u"), .dev = DEV1 };
+	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
+	/* The counters went backwards (a cgroup re-created, a map entry reset). */
+	put("/u/io.stat", "%s", iostat_line(DEV1, 500000, 50, NULL));
+	g.throttled = 5;
+	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/u");
+	check(r && isnan(r->iops) && isnan(r->rmbps) && isnan(r->waits),
+	      "rates: counters went backwards: unknown (iops %g, MB/s %g, waits %g)",
+	      r ? r->iops : 0, r ? r->rmbps : 0, r ? r->waits : 0);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
+	line = json_row(render(top_print_json, &rep), "/u");
+	check(strstr(line, "\"iops\":null,\"read_mbps\":null,\"write_mbps\":null") &&
+	      strstr(line, "\"throttled_bios_per_s\":null"),
+	      "rates: counters went backwards: JSON null: %s", line);
+	line = text_row(render(top_print_text, &rep), "/u");
+	check(!strstr(line, "1844674"), "rates: counters went backwards: text: %s", line);
+	/* io.stat unreadable for an interval (EISDIR here), then back. */
+	snprintf(fn, sizeof(fn), "%s/u/io.stat", root);
+	unlink(fn);
+	mkdir(fn, 0755);
+	scan(&fx);
+	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/u");
+	check(r && isnan(r->iops), "rates: io.stat unreadable: unknown (iops %g)",
+	      r ? r->iops : 0);
+	rmdir(fn);
+	put("/u/io.stat", "%s", iostat_line(DEV1, 600000, 60, NULL));
+	scan(&fx);
+	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/u");
+	check(r && isnan(r->iops), "rates: the interval after an unreadable io.stat: unknown (iops %g)",
+	      r ? r->iops : 0);
+	put("/u/io.stat", "%s", iostat_line(DEV1, 700000, 70, NULL));
+	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/u");
+	check(r && r->iops == 10, "rates: then known again (iops %g)", r ? r->iops : 0);
+	fixture_free(&fx);
+}
+
+/* A window that ended during the refresh, after its start, is not idle. */
+static void test_window_idle(void)
+{
+	struct top_row r = { .g = { .has_window = 1 } };
+	__u64 now = 100000000000ULL;
+
+	r.g.last_window_ns = now - 6000000000ULL;
+	check(top_window_idle(&r, now), "idle: no window for 6 s");
+	r.g.last_window_ns = now - 1000000000ULL;
+	check(!top_window_idle(&r, now), "idle: a window 1 s ago is not");
+	r.g.last_window_ns = now + 1000000;
+	check(!top_window_idle(&r, now), "idle: a window 1 ms after the refresh began is not");
+}
+
+/*
+ * A group throttled before the tool started, with no event since and no
+ * blkcg_debug_stats keys in io.stat: its depth is unknown, and so is its
+ * state.  With the keys, io.stat tells.
+ */
+static void test_state_unknown(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k[3];
+	struct iolat_group g[3] = { { .depth = IOLAT_DEPTH_MAX } };
+	struct top_report rep;
+	struct top_row *r;
+
+	mkcg("/s");
+	mkcg("/s/nodebug");
+	mkcg("/s/debug");
+	mkcg("/s/relaxed");
+	put("/s/io.stat", "%s", iostat_line(DEV2, 8192, 2, NULL));
+	put("/s/nodebug/io.stat", "%s", iostat_line(DEV2, 4096, 1, NULL));
+	put("/s/debug/io.stat", "%s", iostat_line(DEV2, 4096, 1, "use_delay=0 depth=1"));
+	put("/s/relaxed/io.stat", "%s", iostat_line(DEV2, 4096, 1, "use_delay=0 depth=max"));
+	scan(&fx);
+	k[0] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/s/nodebug"), .dev = DEV2 };
+	k[1] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/s/debug"), .dev = DEV2 };
+	k[2] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/s/relaxed"), .dev = DEV2 };
+	g[1] = g[2] = g[0];
+	interval(&fx, k, g, 3, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV2, "/s/nodebug");
+	check(r && !strcmp(r->state, "unknown"),
+	      "state: depth unknown (no event, no debug keys): unknown, not '%s'",
+	      r ? r->state : "(no row)");
+	r = row(&fx.m, DEV2, "/s/debug");
+	check(r && !strcmp(r->state, "throttled"), "state: io.stat depth=1: throttled (%s)",
+	      r ? r->state : "(no row)");
+	r = row(&fx.m, DEV2, "/s/relaxed");
+	check(r && !strcmp(r->state, "ok"), "state: io.stat depth=max: ok (%s)",
+	      r ? r->state : "(no row)");
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
+	check(strstr(json_row(render(top_print_json, &rep), "/s/nodebug"),
+		     "\"depth\":null,\"cookie\":null,\"state\":\"unknown\"") != NULL,
+	      "state: JSON: %s", json_row(render(top_print_json, &rep), "/s/nodebug"));
+	fixture_free(&fx);
+}
+
+/* Cgroup names with control characters: escaped in text, as in JSON. */
+static void test_text_escape(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k[2], pk;
+	struct iolat_group g[2] = { { .depth = 1, .has_depth = 1 } };
+	struct iolat_parent p = { .cookie = 999990 };
+	struct top_report rep;
+	const char *out, *c;
+	int raw = 0;
+
+	g[1] = g[0];
+	mkcg("/x");
+	mkcg("/x/\033[2Jevil");
+	mkcg("/x/tab\there");
+	scan(&fx);
+	k[0] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/x/\033[2Jevil"), .dev = DEV1 };
+	k[1] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/x/tab\there"), .dev = DEV1 };
+	pk = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/x"), .dev = DEV1 };
+	p.culprit_id = k[0].cgroup_id;
+	interval(&fx, k, g, 2, &pk, &p, 1, 1);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
+	out = render(top_print_text, &rep);
+	for (c = out; *c; c++)
+		raw += (unsigned char)*c < 0x20 && *c != '\n';
+	check(!raw, "text: no raw control characters (%d found)", raw);
+	check(strstr(out, "/x/\\x1b[2Jevil ") && strstr(out, "/x/tab\\x09here ") &&
+	      strstr(out, "scaled for /x/\\x1b[2Jevil,"),
+	      "text: names escaped as \\xNN, the culprit's too");
+	out = render(top_print_json, &rep);
+	check(strstr(out, "\"/x/\\u001b[2Jevil\"") != NULL, "json: escaped as \\u001b");
+	fixture_free(&fx);
+}
+
+/* Rows in tree order: /o, /o/child, then /o-x and /o.b. */
+static void test_tree_order(void)
+{
+	static const char *const want[] = { "/o", "/o/child", "/o/child/z", "/o-x", "/o.b" };
+	struct fixture fx = {};
+	char got[512] = "";
+	size_t i, n = 0;
+
+	mkcg("/o");
+	mkcg("/o/child");
+	mkcg("/o/child/z");
+	mkcg("/o-x");
+	mkcg("/o.b");
+	put("/o/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	put("/o/child/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	put("/o/child/z/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	put("/o-x/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	put("/o.b/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	scan(&fx);
+	fx.m.dev = DEV2;
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	for (i = 0; i < fx.m.n; i++) {
+		strcat(got, " ");
+		strcat(got, fx.m.v[i].path);
+		if (n < 5 && !strcmp(fx.m.v[i].path, want[n]))
+			n++;
+	}
+	check(n == 5, "sort: tree order /o /o/child /o/child/z /o-x /o.b:%s", got);
+	fixture_free(&fx);
+}
+
+/* The refresh clock: absolute ticks, missed ones skipped, never negative. */
+static void test_ticks(void)
+{
+	double t0, took;
+	int err;
+
+	check(iolat_next_tick(10, 1, 10.2) == 11, "ticks: the next one");
+	check(iolat_next_tick(10, 1, 11) == 12, "ticks: on a tick, the one after");
+	check(iolat_next_tick(10, 1, 13.5) == 14, "ticks: a refresh of 3.5 s skips 3 (%g)",
+	      iolat_next_tick(10, 1, 13.5));
+	check(iolat_next_tick(10, 0.25, 10.1) == 10.25, "ticks: fractions");
+	t0 = iolat_mono();
+	err = iolat_sleep_until(t0 - 5);
+	took = iolat_mono() - t0;
+	check(!err && took < 0.05, "ticks: a tick 5 s past returns at once (%.3f s)", took);
+	t0 = iolat_mono();
+	err = iolat_sleep_until(t0 + 0.05);
+	took = iolat_mono() - t0;
+	check(!err && took >= 0.05 && took < 1, "ticks: 50 ms ahead sleeps 50 ms (%.3f s)", took);
+}
+
+/* A report to @f, flushed through the tools' output check. */
+static int report_to(FILE *f)
+{
+	struct top_model m = {};
+	struct top_report rep = { .m = &m, .secs = 1, .rows = 100, .batch = true };
+
+	top_print_json(f, &rep);
+	return iolat_flush("iolat-top", f);
+}
+
+/* Run @fn in a child; its exit status, or 128 + the signal that ended it. */
+static int in_child(int (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (!pid)
+		_exit(fn());
+	waitpid(pid, &status, 0);
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/* A reader that went away: EPIPE, quietly, and no SIGPIPE. */
+static int closed_pipe(void)
+{
+	int fds[2], err;
+	FILE *f;
+
+	iolat_handle_signals();
+	if (pipe(fds))
+		return 2;
+	close(fds[0]);
+	f = fdopen(fds[1], "w");
+	err = report_to(f);
+	return err == -EPIPE ? 0 : 1;
+}
+
+/* SIGINT twice while a long record waits in a full pipe. */
+#define LONG_RECORD (256 * 1024)
+static int long_record(void)
+{
+	static char buf[LONG_RECORD];
+
+	memset(buf, 'x', sizeof(buf));
+	iolat_handle_signals();
+	fwrite(buf, 1, sizeof(buf), stdout);
+	return iolat_flush("iolat-top", stdout) ? 1 : 0;
+}
+
+static void test_output_errors(void)
+{
+	int fds[2], status, rc;
+	struct sigaction sa;
+	ssize_t got, len = 0;
+	char buf[65536];
+	FILE *f;
+	pid_t pid;
+
+	f = fopen("/dev/full", "w");
+	rc = report_to(f);
+	check(rc == -ENOSPC, "output: /dev/full fails with ENOSPC and says so (%d)", rc);
+	fclose(f);
+	rc = in_child(closed_pipe);
+	check(rc == 0, "output: a closed pipe ends quietly, no SIGPIPE (child status %d%s)",
+	      rc, rc == 128 + SIGPIPE ? ": killed by SIGPIPE" : "");
+	iolat_handle_signals();
+	sigaction(SIGINT, NULL, &sa);
+	check(sa.sa_flags & SA_RESTART, "output: SIGINT's handler has SA_RESTART");
+	sigaction(SIGPIPE, NULL, &sa);
+	check(sa.sa_handler == SIG_IGN, "output: SIGPIPE ignored");
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	/* The last record is never cut short by the signal that ends the tool. */
+	if (pipe(fds))
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		_exit(long_record());
+	}
+	close(fds[1]);
+	usleep(100000);
+	kill(pid, SIGINT);
+	usleep(100000);
+	kill(pid, SIGINT);
+	usleep(100000);
+	while ((got = read(fds[0], buf, sizeof(buf))) > 0)
+		len += got;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	check(len == LONG_RECORD && WIFEXITED(status) && !WEXITSTATUS(status),
+	      "output: SIGINT during a write: %zd of %d bytes written, status %d",
+	      len, LONG_RECORD, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+/* A block device this host has, from /sys/dev/block; 0 if none. */
+static __u32 real_dev(void)
+{
+	DIR *d = opendir("/sys/dev/block");
+	struct dirent *de;
+	unsigned int ma, mi;
+	__u32 dev = 0;
+
+	while (d && !dev && (de = readdir(d)))
+		if (sscanf(de->d_name, "%u:%u", &ma, &mi) == 2)
+			dev = IOLAT_MKDEV(ma, mi);
+	if (d)
+		closedir(d);
+	return dev;
+}
+
+/* What iolat-top decides of a map entry's device: 1 there, 0 gone, -errno. */
+static int dev_state(__u32 dev)
+{
+	return iolat_dev_check(dev);
+}
+
+/* RLIMIT_NOFILE's soft limit raised to the hard one. */
+static int raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max < 64)
+		return 2;
+	rl.rlim_cur = 32;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return 2;
+	iolat_raise_nofile();
+	getrlimit(RLIMIT_NOFILE, &rl);
+	printf("     RLIMIT_NOFILE soft %llu, hard %llu\n",
+	       (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
+	fflush(stdout);
+	return rl.rlim_cur != rl.rlim_max;
+}
+
+/* With no descriptor left, a device that is there is never "gone". */
+static int dev_check_emfile(void)
+{
+	__u32 dev = real_dev();
+	struct rlimit rl;
+	int fd, state;
+
+	/* Use every descriptor up to a low limit. */
+	rl.rlim_cur = rl.rlim_max = 64;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return 2;
+	while ((fd = open("/dev/null", O_RDONLY)) >= 0)
+		;
+	iolat_dev_cache_reset();
+	state = dev_state(dev);
+	printf("     device %u:%u with no descriptor left: %s\n", IOLAT_MAJOR(dev),
+	       IOLAT_MINOR(dev), state > 0 ? "there" : state ? strerror(-state) : "gone");
+	fflush(stdout);
+	return state == 0;
+}
+
+/*
+ * io.stat descriptors: none kept open from one interval to the next.  A
+ * device check that runs out of descriptors is an error, never "gone"
+ * (iolat-top deleted map entries of devices it took for gone).
+ */
+static void test_descriptors(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k;
+	struct iolat_group g = { .depth = IOLAT_DEPTH_MAX };
+	char path[64];
+	int i, before, rc;
+
+	mkcg("/f");
+	put("/f/io.stat", "%s", iostat_line(DEV1, 4096, 1, NULL));
+	for (i = 0; i < 50; i++) {
+		snprintf(path, sizeof(path), "/f/c%d", i);
+		mkcg(path);
+		snprintf(path, sizeof(path), "/f/c%d/io.stat", i);
+		put(path, "%s", iostat_line(DEV1, 4096, 1, NULL));
+	}
+	scan(&fx);
+	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/f"), .dev = DEV1 };
+	before = open_fds();
+	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
+	check(row(&fx.m, DEV1, "/f/c49") != NULL, "descriptors: io.stat of 50 cgroups read");
+	check(open_fds() == before, "descriptors: none kept open (%d before, %d after)",
+	      before, open_fds());
+	fixture_free(&fx);
+	fflush(stdout);
+	rc = in_child(raise_nofile);
+	check(rc == 0, "descriptors: RLIMIT_NOFILE raised to the hard limit (%d)", rc);
+	if (!real_dev()) {
+		printf("skip: no block device on this host for the EMFILE check\n");
+		return;
+	}
+	fflush(stdout);
+	rc = in_child(dev_check_emfile);
+	check(rc == 0, "descriptors: EMFILE in a device check is not \"device gone\" (%d)", rc);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s EMPTY-DIR\n", argv[0]);
+		return 2;
+	}
+	snprintf(root, sizeof(root), "%s", argv[1]);
+	iolat_cgroup_root_set(root);
+	test_reader();
+	test_rates();
+	test_unknown_rates();
+	test_window_idle();
+	test_state_unknown();
+	test_text_escape();
+	test_tree_order();
+	test_ticks();
+	test_output_errors();
+	test_descriptors();
+	printf("%d checks, %d failed\n", checks, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iolat-top's model: rows, rates, states.  See iolat-top-model.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "iolat-common.h"
+#include "iolat-top-model.h"
+
+const char *const top_sort_names[TOP_SORT_NR] = {
+	"path", "lat", "iops", "depth", "delay", "waits",
+};
+
+const char *const top_action_names[IOLAT_ACT_NR] = {
+	"ok", "hold", "few", "up", "not_owner", "down", "tighter", "offline",
+};
+
+static int cmp_key(__u32 da, __u64 ca, __u32 db, __u64 cb)
+{
+	if (da != db)
+		return da < db ? -1 : 1;
+	return ca < cb ? -1 : ca > cb;
+}
+
+static struct top_row *row_find(struct top_model *m, __u32 dev, __u64 cgid)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->v[i].dev == dev && m->v[i].cgid == cgid)
+			return &m->v[i];
+	return NULL;
+}
+
+static struct top_row *row_get(struct top_model *m, __u32 dev, __u64 cgid,
+			       const char *path)
+{
+	struct top_row *r = row_find(m, dev, cgid);
+
+	if (r)
+		return r;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+		struct top_row *v = realloc(m->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		m->v = v;
+		m->cap = cap;
+	}
+	memset(&m->v[m->n], 0, sizeof(m->v[0]));
+	m->v[m->n].dev = dev;
+	m->v[m->n].cgid = cgid;
+	m->v[m->n].path = path;
+	m->v[m->n].g.depth = IOLAT_DEPTH_MAX;
+	return &m->v[m->n++];
+}
+
+/* Is there a row for cgroup @cgid on any device? */
+static bool row_find_any(const struct top_model *m, __u64 cgid)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->v[i].cgid == cgid)
+			return true;
+	return false;
+}
+
+static bool wanted(const struct top_model *m, __u32 dev, const char *path)
+{
+	if (m->dev && dev != m->dev)
+		return false;
+	return !m->re || !regexec(m->re, path, 0, NULL, 0);
+}
+
+void top_model_begin(struct top_model *m, const struct iolat_cgroups *cgs)
+{
+	m->n = 0;
+	m->cgs = cgs;
+}
+
+int top_model_add_targets(struct top_model *m, const struct iolat_targets *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		const struct iolat_cgroup *c = &m->cgs->v[t->v[i].cgroup];
+		struct top_row *r;
+
+		if (!wanted(m, t->v[i].dev, c->path))
+			continue;
+		r = row_get(m, t->v[i].dev, c->id, c->path);
+		if (!r)
+			return -ENOMEM;
+		r->target_us = t->v[i].us;
+	}
+	return 0;
+}
+
+int top_model_add_entry(struct top_model *m, const struct iolat_key *key,
+			const void *val, bool parent, bool dev_present)
+{
+	const char *path = iolat_cgroups_path(m->cgs, key->cgroup_id);
+	struct top_row *r;
+
+	if (!path || !dev_present)
+		return TOP_ENTRY_STALE;
+	if (!wanted(m, key->dev, path))
+		return TOP_ENTRY_FILTERED;
+	r = row_get(m, key->dev, key->cgroup_id, path);
+	if (!r)
+		return -ENOMEM;
+	if (parent) {
+		r->p = *(const struct iolat_parent *)val;
+		r->has_parent = true;
+	} else {
+		r->g = *(const struct iolat_group *)val;
+		r->has_group = true;
+		if (r->g.has_target)	/* newer than the walk */
+			r->target_us = r->g.target_ns / 1000;
+	}
+	return TOP_ENTRY_ROW;
+}
+
+/*
+ * Parse the io.stat lines of @devs[@ndev] in cgroup @i into @out[].  False
+ * when it cannot be read (gone meanwhile, say): its rows' IO is unknown.
+ */
+static bool read_iostat(struct top_model *m, size_t i, const __u32 *devs,
+			size_t ndev, struct iolat_iostat *out)
+{
+	static char buf[IOLAT_IOSTAT_BUF];
+
+	if (iolat_iostat_read(m->cgs->v[i].path, buf, sizeof(buf)) < 0)
+		return false;
+	iolat_iostat_parse(buf, devs, ndev, out);
+	return true;
+}
+
+/*
+ * A cgroup's io.stat counts its descendants' IO too (the root's excepted:
+ * it shows the whole disk), so a subtree whose top did none is skipped.
+ */
+int top_model_add_io(struct top_model *m)
+{
+	const struct iolat_cgroups *cgs = m->cgs;
+	struct iolat_iostat io[TOP_MAX_DEVS];
+	__u32 devs[TOP_MAX_DEVS];
+	size_t i, ndev = 0, k;
+	bool *quiet;
+
+	for (i = 0; i < m->n; i++) {
+		for (k = 0; k < ndev && devs[k] != m->v[i].dev; k++)
+			;
+		if (k == ndev && ndev < TOP_MAX_DEVS)
+			devs[ndev++] = m->v[i].dev;
+	}
+	if (!ndev)
+		return 0;
+	quiet = calloc(cgs->n ?: 1, sizeof(*quiet));
+	if (!quiet)
+		return -ENOMEM;
+	for (i = 0; i < cgs->n; i++) {	/* parents before children */
+		const struct iolat_cgroup *c = &cgs->v[i];
+		bool any = false, ok = true;
+
+		memset(io, 0, sizeof(io));
+		if (c->parent > 0 && quiet[c->parent])
+			;	/* nothing below a quiet cgroup either */
+		else if (c->parent >= 0 || row_find_any(m, c->id))
+			ok = read_iostat(m, i, devs, ndev, io);
+		for (k = 0; k < ndev; k++) {
+			struct top_row *r;
+
+			any |= io[k].has_io;
+			if (!wanted(m, devs[k], c->path))
+				continue;
+			r = io[k].has_io ? row_get(m, devs[k], c->id, c->path) :
+				row_find(m, devs[k], c->id);
+			if (!r) {
+				if (io[k].has_io)
+					goto nomem;
+				continue;
+			}
+			r->io = io[k];
+			r->io_err = !ok;
+		}
+		/* An unread io.stat says nothing of the children: read them. */
+		quiet[i] = c->parent >= 0 && ok && !any;
+	}
+	free(quiet);
+	return 0;
+nomem:
+	free(quiet);
+	return -ENOMEM;
+}
+
+static struct top_prev *prev_find(struct top_model *m, __u32 dev, __u64 cgid)
+{
+	size_t lo = 0, hi = m->nprev;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = cmp_key(m->prev[mid].dev, m->prev[mid].cgid, dev, cgid);
+
+		if (!c)
+			return &m->prev[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int cmp_row_key(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+
+	return cmp_key(x->dev, x->cgid, y->dev, y->cgid);
+}
+
+double top_row_lat(const struct top_row *r)
+{
+	if (!r->g.has_window)
+		return -1;
+	if (r->g.ssd)
+		return r->g.last_samples ? 100.0 * r->g.last_missed / r->g.last_samples : 0;
+	return r->g.last_mean_ns / 1e3;
+}
+
+double top_row_acc_lat(const struct top_row *r)
+{
+	if (!r->g.has_window)
+		return -1;
+	if (r->g.ssd)
+		return r->g.acc_samples ? 100.0 * r->g.acc_missed / r->g.acc_samples : 0;
+	return r->g.acc_mean_ns / 1e3;
+}
+
+const char *top_row_verdict(const struct top_row *r)
+{
+	if (r->g.last_action == IOLAT_ACT_OFFLINE)
+		return "offline";
+	return r->g.last_met ? "met" : "missed";
+}
+
+const char *top_row_culprit(const struct top_model *m, const struct top_row *r)
+{
+	return r->p.culprit_id ? iolat_cgroups_path(m->cgs, r->p.culprit_id) : NULL;
+}
+
+/*
+ * Paths by their components, so that a cgroup's children follow it: "/a",
+ * "/a/child", "/a-x" (strcmp() puts '-' and '.' before '/').
+ */
+static int cmp_path(const char *a, const char *b)
+{
+	for (; *a && *a == *b; a++, b++)
+		;
+	if (*a == *b)
+		return 0;
+	if (!*a || !*b)
+		return !*a ? -1 : 1;
+	if (*a == '/' || *b == '/')
+		return *a == '/' ? -1 : 1;
+	return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+}
+
+static enum top_sort sorting;
+
+static double sort_value(const struct top_row *r)
+{
+	switch (sorting) {
+	case TOP_SORT_LAT: return top_row_lat(r);
+	case TOP_SORT_IOPS: return isnan(r->iops) ? -1 : r->iops;
+	case TOP_SORT_DEPTH: return r->g.depth == IOLAT_DEPTH_MAX ? 1e12 : r->g.depth;
+	case TOP_SORT_DELAY: return isnan(r->charged + r->paid) ? -1 : r->charged + r->paid;
+	case TOP_SORT_WAITS: return isnan(r->waits) ? -1 : r->waits;
+	default: return 0;
+	}
+}
+
+static int cmp_row_view(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+	double vx, vy;
+	int c;
+
+	if (sorting != TOP_SORT_PATH) {
+		vx = sort_value(x);
+		vy = sort_value(y);
+		if (vx != vy)
+			return vx < vy ? 1 : -1;
+	}
+	if (x->dev != y->dev)
+		return strcmp(iolat_dev_name(x->dev), iolat_dev_name(y->dev));
+	c = cmp_path(x->path, y->path);
+	return c;
+}
+
+void top_model_sort(struct top_model *m, enum top_sort key)
+{
+	sorting = key;
+	qsort(m->v, m->n, sizeof(*m->v), cmp_row_view);
+}
+
+/* (@now - @before) / @div, or NAN when the counter went backwards. */
+static double rate(__u64 now, __u64 before, double div)
+{
+	return now < before ? NAN : (now - before) / div;
+}
+
+int top_model_compute(struct top_model *m, double secs)
+{
+	struct top_prev *np;
+	size_t i;
+
+	np = calloc(m->n ?: 1, sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	qsort(m->v, m->n, sizeof(*m->v), cmp_row_key);
+	for (i = 0; i < m->n; i++) {
+		struct top_row *r = &m->v[i];
+		struct top_prev *p = prev_find(m, r->dev, r->cgid);
+
+		np[i] = (struct top_prev){ r->dev, r->cgid, r->io.rbytes, r->io.wbytes,
+					   r->io.ios, r->g.charged_ns, r->g.paid_ns,
+					   r->g.throttled, !r->io_err };
+		if (r->io_err || (p && !p->io_ok))
+			r->iops = r->rmbps = r->wmbps = NAN;
+		if (p && secs > 0) {
+			/* One counter back: the baseline is another cgroup's. */
+			if (r->io.ios < p->ios || r->io.rbytes < p->rbytes ||
+			    r->io.wbytes < p->wbytes)
+				r->iops = r->rmbps = r->wmbps = NAN;
+			else if (!r->io_err && p->io_ok) {
+				r->iops = rate(r->io.ios, p->ios, secs);
+				r->rmbps = rate(r->io.rbytes, p->rbytes, secs * 1e6);
+				r->wmbps = rate(r->io.wbytes, p->wbytes, secs * 1e6);
+			}
+			r->charged = rate(r->g.charged_ns, p->charged_ns, 1e6 * secs);
+			r->paid = rate(r->g.paid_ns, p->paid_ns, 1e6 * secs);
+			r->waits = rate(r->g.throttled, p->throttled, secs);
+		}
+	}
+	/* A parent's culprit is "throttling" its siblings. */
+	for (i = 0; i < m->n; i++) {
+		struct top_row *par = &m->v[i];
+		size_t j;
+
+		if (!par->has_parent || !par->p.culprit_id ||
+		    par->p.cookie >= TOP_DEFAULT_COOKIE)
+			continue;
+		for (j = 0; j < m->n; j++)
+			if (m->v[j].dev == par->dev && m->v[j].cgid == par->p.culprit_id)
+				m->v[j].culprit = true;
+	}
+	for (i = 0; i < m->n; i++) {
+		struct top_row *r = &m->v[i];
+
+		/* No event since we started: io.stat's debug keys, if any. */
+		if (!r->g.has_depth && r->io.has_depth) {
+			r->g.depth = r->io.depth;
+			r->g.has_depth = 1;
+		}
+		if (!r->g.has_use_delay && r->io.has_depth) {
+			r->g.use_delay = r->io.use_delay;
+			r->g.has_use_delay = 1;
+		}
+		if (r->g.use_delay > 0)
+			r->state = "delayed";
+		else if (r->g.has_depth && r->g.depth != IOLAT_DEPTH_MAX)
+			r->state = "throttled";
+		else if (r->culprit)
+			r->state = "throttling";
+		else if (!r->g.has_depth)	/* maybe throttled before we started */
+			r->state = "unknown";
+		else
+			r->state = "ok";
+	}
+	free(m->prev);
+	m->prev = np;
+	m->nprev = m->n;
+	return 0;
+}
+
+bool top_window_idle(const struct top_row *r, __u64 now_ns)
+{
+	/* A window stamped after @now_ns ended during this refresh. */
+	return r->g.has_window && now_ns > r->g.last_window_ns &&
+	       now_ns - r->g.last_window_ns > TOP_IDLE_NS;
+}
+
+void top_model_free(struct top_model *m)
+{
+	free(m->v);
+	free(m->prev);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iolat-top's model: one row per (device, cgroup) from the targets, the
+ * BPF maps' entries and io.stat; rates against the previous interval and
+ * each row's state.  Plain inputs (map values, file text), no BPF: the
+ * host test (tests/host/06-model) feeds it a fake tree and fake maps.
+ */
+#ifndef __IOLAT_TOP_MODEL_H
+#define __IOLAT_TOP_MODEL_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <linux/types.h>
+#include "iolat.h"
+#include "iolat-cgroup.h"
+
+#define TOP_DEFAULT_COOKIE 1000000U
+#define TOP_MAX_DEVS 64		/* devices with rows in one interval */
+#define TOP_IDLE_NS 5000000000ULL	/* no window for 5 s: idle */
+
+enum top_sort { TOP_SORT_PATH, TOP_SORT_LAT, TOP_SORT_IOPS, TOP_SORT_DEPTH,
+		TOP_SORT_DELAY, TOP_SORT_WAITS, TOP_SORT_NR };
+extern const char *const top_sort_names[TOP_SORT_NR];
+extern const char *const top_action_names[IOLAT_ACT_NR];
+
+struct top_row {
+	__u32 dev;
+	__u64 cgid;
+	const char *path;
+	__u64 target_us;	/* 0: none */
+	struct iolat_iostat io;
+	struct iolat_group g;
+	struct iolat_parent p;
+	bool has_group, has_parent, culprit;
+	bool io_err;		/* its io.stat could not be read */
+	/*
+	 * Rates over the interval; NAN when unknown: io.stat unreadable now
+	 * or at the previous interval, or a counter went backwards.
+	 */
+	double iops, rmbps, wmbps, charged, paid, waits;
+	const char *state;
+};
+
+/* What the previous interval saw of a row, for rates. */
+struct top_prev {
+	__u32 dev;
+	__u64 cgid;
+	__u64 rbytes, wbytes, ios, charged_ns, paid_ns, throttled;
+	bool io_ok;		/* rbytes, wbytes and ios were read */
+};
+
+struct top_model {
+	struct top_row *v;
+	size_t n, cap;
+	struct top_prev *prev;
+	size_t nprev;
+	const struct iolat_cgroups *cgs;	/* the tree the rows' paths are in */
+	/* The filter: -d and -c. */
+	__u32 dev;
+	const regex_t *re;
+};
+
+/*
+ * An interval: top_model_begin(), the add functions, top_model_compute(),
+ * top_model_sort().  @cgs stays the caller's, and must stay unchanged until
+ * the next top_model_begin().
+ */
+void top_model_begin(struct top_model *m, const struct iolat_cgroups *cgs);
+int top_model_add_targets(struct top_model *m, const struct iolat_targets *t);
+
+/* What top_model_add_entry() made of a map entry. */
+enum top_entry { TOP_ENTRY_ROW, TOP_ENTRY_FILTERED, TOP_ENTRY_STALE };
+/*
+ * A map entry: a struct iolat_group, or a struct iolat_parent when @parent.
+ * @dev_present is iolat_dev_rotational(key->dev) >= 0.  Returns an enum
+ * top_entry (STALE: its cgroup or device is gone, delete it) or -errno.
+ */
+int top_model_add_entry(struct top_model *m, const struct iolat_key *key,
+			const void *val, bool parent, bool dev_present);
+/* Rows from io.stat: cgroups doing IO on a device some row is about. */
+int top_model_add_io(struct top_model *m);
+/* Rates over @secs, states, and the next interval's baseline. */
+int top_model_compute(struct top_model *m, double secs);
+void top_model_sort(struct top_model *m, enum top_sort key);
+void top_model_free(struct top_model *m);
+
+/* Window latency in us (rotational) or % of bios over target; -1: none. */
+double top_row_lat(const struct top_row *r);
+double top_row_acc_lat(const struct top_row *r);	/* accumulated */
+const char *top_row_verdict(const struct top_row *r);	/* met, missed, offline */
+/* The path of a parent's culprit, NULL when none or gone. */
+const char *top_row_culprit(const struct top_model *m, const struct top_row *r);
+/* No window ended in the 5 s before @now_ns (CLOCK_MONOTONIC). */
+bool top_window_idle(const struct top_row *r, __u64 now_ns);
+
+#endif /* __IOLAT_TOP_MODEL_H */

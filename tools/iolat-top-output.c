@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iolat-top's outputs: text, JSON, Prometheus.  See iolat-top-output.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "iolat-common.h"
+#include "iolat-top-output.h"
+
+/* ,"@key":@v as @fmt has it, or null when unknown (NAN). */
+static void json_rate(FILE *f, const char *key, const char *fmt, double v)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (isnan(v))
+		fputs("null", f);
+	else
+		fprintf(f, fmt, v);
+}
+
+/* @v as @fmt has it, or "?" when unknown (NAN); in @buf. */
+static const char *text_rate(char *buf, size_t len, const char *fmt, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, fmt, v);
+	return buf;
+}
+
+void top_print_json(FILE *f, const struct top_report *rep)
+{
+	const struct top_model *m = rep->m;
+	__u64 now_ns = rep->now_ns;
+	size_t i, n = m->n < rep->rows ? m->n : rep->rows;
+
+	fprintf(f, "{\"time\":%.3f,\"interval_s\":%.3f,\"lost_events\":%llu,\"cgroups\":[",
+	       rep->time, rep->secs, rep->lost);
+	for (i = 0; i < n; i++) {
+		const struct top_row *r = &m->v[i];
+
+		fprintf(f, "%s{\"device\":", i ? "," : "");
+		iolat_json_str(f, iolat_dev_name(r->dev));
+		fprintf(f, ",\"rotational\":%s,\"cgroup\":",
+		       iolat_dev_rotational(r->dev) == 1 ? "true" : "false");
+		iolat_json_str(f, r->path);
+		fprintf(f, ",\"cgroup_id\":%llu", (unsigned long long)r->cgid);
+		if (r->target_us)
+			fprintf(f, ",\"target_us\":%llu", (unsigned long long)r->target_us);
+		else
+			fprintf(f, ",\"target_us\":null");
+		if (r->g.has_window) {
+			fprintf(f, ",\"window\":{\"met\":%s,\"win_met\":%s,\"verdict\":\"%s\","
+			       "\"samples\":%llu,\"acc_samples\":%llu,\"win_ms\":%llu,"
+			       "\"idle\":%s,\"action\":%u,\"action_name\":\"%s\",",
+			       r->g.last_met ? "true" : "false",
+			       r->g.last_win_met ? "true" : "false", top_row_verdict(r),
+			       (unsigned long long)r->g.last_samples,
+			       (unsigned long long)r->g.acc_samples,
+			       (unsigned long long)(r->g.win_ns / 1000000),
+			       top_window_idle(r, now_ns) ? "true" : "false", r->g.last_action,
+			       r->g.last_action < IOLAT_ACT_NR ?
+			       top_action_names[r->g.last_action] : "?");
+			if (r->g.ssd)
+				fprintf(f, "\"stat\":\"missed\",\"missed\":%llu,\"missed_pct\":%.1f,"
+				       "\"acc_missed\":%llu,\"acc_missed_pct\":%.1f}",
+				       (unsigned long long)r->g.last_missed, top_row_lat(r),
+				       (unsigned long long)r->g.acc_missed, top_row_acc_lat(r));
+			else
+				fprintf(f, "\"stat\":\"mean\",\"mean_us\":%llu,\"acc_mean_us\":%llu}",
+				       (unsigned long long)(r->g.last_mean_ns / 1000),
+				       (unsigned long long)(r->g.acc_mean_ns / 1000));
+			fprintf(f, ",\"windows\":%llu,\"windows_missed\":%llu",
+			       (unsigned long long)r->g.windows,
+			       (unsigned long long)r->g.windows_missed);
+		} else {
+			fprintf(f, ",\"window\":null");
+		}
+		json_rate(f, "iops", "%.1f", r->iops);
+		json_rate(f, "read_mbps", "%.3f", r->rmbps);
+		json_rate(f, "write_mbps", "%.3f", r->wmbps);
+		if (!r->g.has_depth)
+			fprintf(f, ",\"depth\":null");
+		else if (r->g.depth == IOLAT_DEPTH_MAX)
+			fprintf(f, ",\"depth\":\"max\"");
+		else
+			fprintf(f, ",\"depth\":%u", r->g.depth);
+		if (r->has_group && r->g.cookie)
+			fprintf(f, ",\"cookie\":%u", r->g.cookie);
+		else
+			fprintf(f, ",\"cookie\":null");
+		fprintf(f, ",\"state\":\"%s\",\"use_delay\":%d", r->state, r->g.use_delay);
+		json_rate(f, "delay_charged_ms_per_s", "%.3f", r->charged);
+		json_rate(f, "delay_paid_ms_per_s", "%.3f", r->paid);
+		json_rate(f, "throttled_bios_per_s", "%.1f", r->waits);
+		fprintf(f, ",\"delay_charged_ms\":%.3f,\"delay_paid_ms\":%.3f,\"throttled_bios\":%llu",
+		       r->g.charged_ns / 1e6, r->g.paid_ns / 1e6,
+		       (unsigned long long)r->g.throttled);
+		if (r->has_group)
+			fprintf(f, ",\"scale_skips\":{\"raced\":%llu,\"protected\":%llu,"
+			       "\"few_ios\":%llu}",
+			       (unsigned long long)r->g.skips[IOLAT_REASON_RACED],
+			       (unsigned long long)r->g.skips[IOLAT_REASON_PROTECTED],
+			       (unsigned long long)r->g.skips[IOLAT_REASON_FEW_IOS]);
+		if (r->has_parent) {
+			const char *culprit = top_row_culprit(m, r);
+
+			fprintf(f, ",\"children\":{\"cookie\":%u,\"culprit\":", r->p.cookie);
+			if (culprit)
+				iolat_json_str(f, culprit);
+			else
+				fprintf(f, "null");
+			if (r->p.culprit_id)
+				fprintf(f, ",\"culprit_id\":%llu,\"scale_lat_us\":%llu",
+				       (unsigned long long)r->p.culprit_id,
+				       (unsigned long long)(r->p.scale_lat_ns / 1000));
+			else
+				fprintf(f, ",\"culprit_id\":null,\"scale_lat_us\":null");
+			fprintf(f, ",\"scale_downs\":%llu,\"scale_ups\":%llu,\"timer_ups\":%llu,"
+			       "\"culprits_forgotten\":%llu,\"resets\":%llu}",
+			       (unsigned long long)r->p.scale_downs,
+			       (unsigned long long)r->p.scale_ups,
+			       (unsigned long long)r->p.timer_ups,
+			       (unsigned long long)r->p.grp_clears,
+			       (unsigned long long)r->p.resets);
+		}
+		fprintf(f, "}");
+	}
+	fprintf(f, "]}\n");
+}
+
+static const char *path_tail(const char *path, int width)
+{
+	int len = strlen(path);
+
+	return len > width ? path + len - width : path;
+}
+
+/*
+ * @s for a terminal: control characters as \xNN (a cgroup name can hold
+ * an escape sequence).  In @buf, which holds 4 * PATH_MAX + 1.
+ */
+static const char *text_name(char *buf, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n < 4 * PATH_MAX - 4; s++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c == 0x7f)
+			n += sprintf(buf + n, "\\x%02x", c);
+		else
+			buf[n++] = c;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+void top_print_text(FILE *f, const struct top_report *rep)
+{
+	const struct top_model *m = rep->m;
+	__u64 now_ns = rep->now_ns;
+	size_t i, n = m->n < rep->rows ? m->n : rep->rows;
+	char target[16], lat[16], acc[16], depth[16], cookie[16], samp[16];
+	static char name[4 * PATH_MAX + 1];
+	char culprit_id[32], iops[32], mbps[32], chg[32], paid[32], waits[32];
+
+	if (!rep->batch)
+		fprintf(f, "\033[H\033[2J");
+	fprintf(f, "%s  " IOLAT_TOP "  interval %.1fs  %zu rows  lost %llu events\n",
+	       iolat_clock(rep->time), rep->secs, m->n, rep->lost);
+	fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %7s %7s %5s %8s %-10s %6s %6s %6s\n",
+	       "DEVICE", "CGROUP", "TARGET", "WINLAT", "ACCLAT", "SAMP", "VERDICT",
+	       "IOPS", "MB/s", "DEPTH", "COOKIE", "STATE", "CHG/s", "PAID/s", "WAIT/s");
+	for (i = 0; i < n; i++) {
+		const struct top_row *r = &m->v[i];
+
+		snprintf(target, sizeof(target), r->target_us ? "%lluus" : "-",
+			 (unsigned long long)r->target_us);
+		if (!r->g.has_window) {
+			snprintf(lat, sizeof(lat), "-");
+			snprintf(acc, sizeof(acc), "-");
+		} else if (top_window_idle(r, now_ns)) {
+			snprintf(lat, sizeof(lat), "idle");
+			snprintf(acc, sizeof(acc), "idle");
+		} else if (r->g.ssd) {
+			snprintf(lat, sizeof(lat), "%.0f%%miss", top_row_lat(r));
+			snprintf(acc, sizeof(acc), "%.0f%%miss", top_row_acc_lat(r));
+		} else {
+			snprintf(lat, sizeof(lat), "%.0fus", top_row_lat(r));
+			snprintf(acc, sizeof(acc), "%.0fus", top_row_acc_lat(r));
+		}
+		snprintf(samp, sizeof(samp), r->g.has_window ? "%llu" : "-",
+			 (unsigned long long)r->g.last_samples);
+		if (!r->g.has_depth)
+			snprintf(depth, sizeof(depth), "?");
+		else if (r->g.depth == IOLAT_DEPTH_MAX)
+			snprintf(depth, sizeof(depth), "max");
+		else
+			snprintf(depth, sizeof(depth), "%u", r->g.depth);
+		snprintf(cookie, sizeof(cookie), r->g.cookie ? "%u" : "-", r->g.cookie);
+		fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %7s %7s %5s %8s %-10s %6s %6s %6s\n",
+		       iolat_dev_name(r->dev), path_tail(text_name(name, r->path), 28), target, lat,
+		       acc, samp, r->g.has_window && !top_window_idle(r, now_ns) ?
+		       top_row_verdict(r) : "-",
+		       text_rate(iops, sizeof(iops), "%.0f", r->iops),
+		       text_rate(mbps, sizeof(mbps), "%.1f", r->rmbps + r->wmbps), depth,
+		       cookie, r->state, text_rate(chg, sizeof(chg), "%.1f", r->charged),
+		       text_rate(paid, sizeof(paid), "%.1f", r->paid),
+		       text_rate(waits, sizeof(waits), "%.0f", r->waits));
+		if (r->has_parent && (r->p.cookie < TOP_DEFAULT_COOKIE || r->p.culprit_id)) {
+			const char *culprit = top_row_culprit(m, r);
+
+			/* A culprit gone meanwhile is still named, by its id. */
+			snprintf(culprit_id, sizeof(culprit_id), "cgroup id %llu",
+				 (unsigned long long)r->p.culprit_id);
+			fprintf(f, "%-8s   `- children's cookie %u (%lld), %s%s, %llu down / %llu up\n",
+			       "", r->p.cookie, (long long)r->p.cookie - TOP_DEFAULT_COOKIE,
+			       r->p.culprit_id ? "scaled for " : "no culprit",
+			       !r->p.culprit_id ? "" :
+			       culprit ? text_name(name, culprit) : culprit_id,
+			       (unsigned long long)r->p.scale_downs,
+			       (unsigned long long)r->p.scale_ups);
+		}
+	}
+	if (rep->batch)
+		fprintf(f, "\n");
+}
+
+/* A label value, escaped as the text exposition format wants. */
+static void prom_label(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(f, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+enum prom_kind { PROM_GROUP, PROM_PARENT };
+
+struct prom_metric {
+	const char *name, *type, *help;
+	enum prom_kind kind;
+	/* Sets *v and returns true if row @r has this metric. */
+	bool (*get)(const struct top_row *r, double *v);
+};
+
+#define PROM_GETTER(fn, cond, val)					\
+	static bool fn(const struct top_row *r, double *v)			\
+	{								\
+		if (!(cond))						\
+			return false;					\
+		*v = (val);						\
+		return true;						\
+	}
+
+PROM_GETTER(get_target, r->target_us, r->target_us / 1e6)
+PROM_GETTER(get_mean, r->g.has_window && !r->g.ssd, r->g.last_mean_ns / 1e9)
+PROM_GETTER(get_missed, r->g.has_window && r->g.ssd && r->g.last_samples,
+	    (double)r->g.last_missed / r->g.last_samples)
+PROM_GETTER(get_samples, r->g.has_window, r->g.last_samples)
+PROM_GETTER(get_acc_mean, r->g.has_window && !r->g.ssd, r->g.acc_mean_ns / 1e9)
+PROM_GETTER(get_acc_missed, r->g.has_window && r->g.ssd && r->g.acc_samples,
+	    (double)r->g.acc_missed / r->g.acc_samples)
+PROM_GETTER(get_met, r->g.has_window && r->g.last_action != IOLAT_ACT_OFFLINE,
+	    r->g.last_met)
+PROM_GETTER(get_depth, r->g.has_depth,
+	    r->g.depth == IOLAT_DEPTH_MAX ? INFINITY : r->g.depth)
+PROM_GETTER(get_cookie, r->has_group && r->g.cookie, r->g.cookie)
+PROM_GETTER(get_use_delay, r->g.has_use_delay, r->g.use_delay)
+PROM_GETTER(get_windows, r->has_group, r->g.windows)
+PROM_GETTER(get_windows_missed, r->has_group, r->g.windows_missed)
+PROM_GETTER(get_throttled, r->has_group, r->g.throttled)
+PROM_GETTER(get_charged, r->has_group, r->g.charged_ns / 1e9)
+PROM_GETTER(get_paid, r->has_group, r->g.paid_ns / 1e9)
+PROM_GETTER(get_children_cookie, r->has_parent, r->p.cookie)
+PROM_GETTER(get_scale_downs, r->has_parent, r->p.scale_downs)
+PROM_GETTER(get_scale_ups, r->has_parent, r->p.scale_ups)
+
+static const struct prom_metric prom_metrics[] = {
+	{ "iolat_target_seconds", "gauge", "io.latency target", PROM_GROUP, get_target },
+	{ "iolat_window_latency_seconds", "gauge",
+	  "Mean latency of the last window (rotational devices)", PROM_GROUP, get_mean },
+	{ "iolat_window_missed_ratio", "gauge",
+	  "Share of the last window's bios over target (non-rotational devices)",
+	  PROM_GROUP, get_missed },
+	{ "iolat_window_samples", "gauge", "Bios in the last window", PROM_GROUP, get_samples },
+	{ "iolat_accumulated_latency_seconds", "gauge",
+	  "Mean latency of the accumulated statistic the last window was folded into "
+	  "(rotational devices)", PROM_GROUP, get_acc_mean },
+	{ "iolat_accumulated_missed_ratio", "gauge",
+	  "Share of the accumulated statistic's bios over target (non-rotational devices)",
+	  PROM_GROUP, get_acc_missed },
+	{ "iolat_window_met", "gauge",
+	  "The last window's verdict: 1 if the window and the accumulated statistic met the target",
+	  PROM_GROUP, get_met },
+	{ "iolat_depth", "gauge", "Queue depth io.latency allows the group (+Inf: unlimited)",
+	  PROM_GROUP, get_depth },
+	{ "iolat_scale_cookie", "gauge", "The parent's scale cookie the group last saw",
+	  PROM_GROUP, get_cookie },
+	{ "iolat_use_delay", "gauge", "Induced delay level (0: off)", PROM_GROUP, get_use_delay },
+	{ "iolat_windows_total", "counter", "Windows checked", PROM_GROUP, get_windows },
+	{ "iolat_windows_missed_total", "counter", "Windows that missed the target",
+	  PROM_GROUP, get_windows_missed },
+	{ "iolat_throttled_bios_total", "counter", "Bios that slept for a depth slot",
+	  PROM_GROUP, get_throttled },
+	{ "iolat_delay_charged_seconds_total", "counter", "Induced delay charged",
+	  PROM_GROUP, get_charged },
+	{ "iolat_delay_paid_seconds_total", "counter",
+	  "Induced delay slept off on return to user space", PROM_GROUP, get_paid },
+	{ "iolat_children_scale_cookie", "gauge", "The scale cookie of the cgroup's children",
+	  PROM_PARENT, get_children_cookie },
+	{ "iolat_scale_downs_total", "counter", "Scale-downs of the cgroup's children",
+	  PROM_PARENT, get_scale_downs },
+	{ "iolat_scale_ups_total", "counter", "Scale-ups of the cgroup's children",
+	  PROM_PARENT, get_scale_ups },
+};
+
+void top_print_prom(FILE *f, const struct top_report *rep)
+{
+	const struct top_model *m = rep->m;
+	size_t k, i;
+	double v;
+
+	for (k = 0; k < sizeof(prom_metrics) / sizeof(*prom_metrics); k++) {
+		const struct prom_metric *pm = &prom_metrics[k];
+
+		fprintf(f, "# HELP %s %s.\n# TYPE %s %s\n", pm->name, pm->help,
+			pm->name, pm->type);
+		for (i = 0; i < m->n; i++) {
+			const struct top_row *r = &m->v[i];
+
+			if (!pm->get(r, &v))
+				continue;
+			fprintf(f, "%s{device=\"", pm->name);
+			prom_label(f, iolat_dev_name(r->dev));
+			fputs("\",cgroup=\"", f);
+			prom_label(f, r->path);
+			if (isinf(v))
+				fputs("\"} +Inf\n", f);
+			else
+				fprintf(f, "\"} %.17g\n", v);
+		}
+	}
+	fprintf(f, "# HELP iolat_lost_events_total Events the BPF side could not record.\n"
+		"# TYPE iolat_lost_events_total counter\niolat_lost_events_total %llu\n",
+		rep->lost);
+}
+
+/*
+ * Replace @file: write a temporary file beside it and rename it over,
+ * so node_exporter's textfile collector (which reads *.prom only) never
+ * sees a half-written file.
+ */
+int top_write_prom(const char *file, const struct top_report *rep)
+{
+	char tmp[PATH_MAX];
+	struct stat st;
+	FILE *f;
+	int err = 0;
+
+	if (!stat(file, &st) && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, IOLAT_TOP ": -P %s is a directory; name a file in it\n",
+			file);
+		return -EISDIR;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", file, getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		err = -errno;
+		fprintf(stderr, IOLAT_TOP ": cannot write %s (creating %s beside it: %s)\n",
+			file, tmp, strerror(errno));
+		return err;
+	}
+	if (rep)
+		top_print_prom(f, rep);
+	if (ferror(f))
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rep && rename(tmp, file))
+		err = -errno;
+	if (err || !rep)
+		unlink(tmp);
+	if (err)
+		fprintf(stderr, IOLAT_TOP ": cannot write %s: %s\n", file, strerror(-err));
+	return err;
+}
