@@ -81,7 +81,7 @@ scenario: tools
 
 # Printed figures, not a test: IOPS with and without tracing.
 bench: tools
-	@guest/run -t 600 -e IOLAT_TOOLS=$(BUILD)/tools -- $(CURDIR)/guest/bench
+	@guest/run -t 900 -e IOLAT_TOOLS=$(BUILD)/tools -- $(CURDIR)/guest/bench
 
 clean:
 	@$(MAKE) -s -C tools clean
