@@ -113,36 +113,36 @@ static const char *render(void (*print)(FILE *, const struct top_report *),
 	return buf;
 }
 
-/* The JSON object of @path's row in @out (static, until the next call). */
-static const char *json_row(const char *out, const char *path)
+/* From @key in @out up to @end, or to the end (static, until the next call). */
+static const char *excerpt(const char *out, const char *key, const char *end)
 {
 	static char buf[4096];
-	char key[512];
 	const char *s, *e;
 
-	snprintf(key, sizeof(key), "\"cgroup\":\"%s\"", path);
 	s = strstr(out, key);
 	if (!s)
 		return "(no row)";
-	e = strstr(s, "},{");
+	e = strstr(s, end);
 	snprintf(buf, sizeof(buf), "%.*s", e ? (int)(e - s) : (int)strlen(s), s);
 	return buf;
+}
+
+/* The JSON object of @path's row in @out. */
+static const char *json_row(const char *out, const char *path)
+{
+	char key[512];
+
+	snprintf(key, sizeof(key), "\"cgroup\":\"%s\"", path);
+	return excerpt(out, key, "},{");
 }
 
 /* The text line of @path's row on 4000:1 in @out. */
 static const char *text_row(const char *out, const char *path)
 {
-	static char buf[4096];
 	char key[512];
-	const char *s, *e;
 
 	snprintf(key, sizeof(key), "4000:1   %-28s ", path);
-	s = strstr(out, key);
-	if (!s)
-		return "(no row)";
-	e = strchr(s, '\n');
-	snprintf(buf, sizeof(buf), "%.*s", e ? (int)(e - s) : (int)strlen(s), s);
-	return buf;
+	return excerpt(out, key, "\n");
 }
 
 struct fixture {
