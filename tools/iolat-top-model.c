@@ -222,22 +222,27 @@ static int cmp_row_key(const void *a, const void *b)
 	return cmp_key(x->dev, x->cgid, y->dev, y->cgid);
 }
 
-double top_row_lat(const struct top_row *r)
+/* A window statistic: % of bios missed (non-rotational) or mean in us. */
+static double window_lat(const struct top_row *r, __u64 samples, __u64 missed,
+			 __u64 mean_ns)
 {
 	if (!r->g.has_window)
 		return -1;
 	if (r->g.ssd)
-		return r->g.last_samples ? 100.0 * r->g.last_missed / r->g.last_samples : 0;
-	return r->g.last_mean_ns / 1e3;
+		return samples ? 100.0 * missed / samples : 0;
+	return mean_ns / 1e3;
+}
+
+double top_row_lat(const struct top_row *r)
+{
+	return window_lat(r, r->g.last_samples, r->g.last_missed,
+			  r->g.last_mean_ns);
 }
 
 double top_row_acc_lat(const struct top_row *r)
 {
-	if (!r->g.has_window)
-		return -1;
-	if (r->g.ssd)
-		return r->g.acc_samples ? 100.0 * r->g.acc_missed / r->g.acc_samples : 0;
-	return r->g.acc_mean_ns / 1e3;
+	return window_lat(r, r->g.acc_samples, r->g.acc_missed,
+			  r->g.acc_mean_ns);
 }
 
 const char *top_row_verdict(const struct top_row *r)
