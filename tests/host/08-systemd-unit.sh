@@ -45,7 +45,7 @@ fi
 command -v systemd-analyze >/dev/null ||
 	skip "the unit's settings are checked; systemd-analyze missing, not verified (apt-get install systemd)"
 sed "s|^ExecStart=/usr/local/sbin/|ExecStart=$BUILD/tools/|" "$U" >"$t/iolat-exporter.service"
-# --man=no: the page is not installed here (tests/host/09-install checks
+# --man=no: the page is not installed here (tests/host/10-install checks
 # the installed unit with it).
 out=$(systemd-analyze verify --man=no "$t/iolat-exporter.service" 2>&1) ||
 	fail "systemd-analyze verify failed: $out"
