@@ -15,13 +15,16 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 
 make_() { make -s -C "$REPO" BUILD="$BUILD" "$@" >"$t/make.log" 2>&1 || fail "make $*: $(cat "$t/make.log")"; }
-files() { (cd "$1" && find . ! -type d -printf '%m %p\n' | sed 's| \./| |' | sort -k2); }
+files() { (cd "$1" && find . ! -type d -printf '%m %p\n' | sed 's| \./| |' | LC_ALL=C sort -k2); }
 
 make_ install DESTDIR="$t/root"
 want="755 usr/local/bin/iolat-plot
 644 usr/local/lib/systemd/system/iolat-exporter.service
 755 usr/local/sbin/iolat-snoop
 755 usr/local/sbin/iolat-top
+644 usr/local/share/bash-completion/completions/iolat-plot
+644 usr/local/share/bash-completion/completions/iolat-snoop
+644 usr/local/share/bash-completion/completions/iolat-top
 644 usr/local/share/iolat/iolat-alerts.yml
 644 usr/local/share/man/man1/iolat-plot.1
 644 usr/local/share/man/man8/iolat-snoop.8
