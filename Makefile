@@ -7,13 +7,15 @@ BUILD ?= $(CURDIR)/build
 export BUILD
 
 .PHONY: help deps kernel kernel-debug tree check-patches check-notrace check-series \
-	guest tools test test-debug demo scenario bench clean distclean
+	guest tools install uninstall test test-debug demo scenario bench clean distclean
 
 help:
 	@echo 'make deps           install the Debian packages the project needs (root)'
 	@echo 'make kernel         build the patched guest kernel (build/kbuild)'
 	@echo 'make kernel-debug   build it with guest/debug.config (build/kbuild-debug)'
 	@echo 'make tools          build the BPF tools against the kernel BTF'
+	@echo 'make install        install the built tools, man pages, exporter unit, alert'
+	@echo '                    rules (PREFIX=/usr/local, DESTDIR=); make uninstall'
 	@echo 'make test           run every test suite in the guest'
 	@echo 'make demo           the demo: boot, run a noisy neighbour, show iolat-top'
 	@echo 'make scenario S=N   one scenario of guest/scenarios/ (1-5), recorded, plotted'
@@ -51,6 +53,10 @@ guest:
 
 tools:
 	@$(MAKE) -s -C tools
+
+# PREFIX and DESTDIR on the command line reach tools/Makefile.
+install uninstall:
+	@$(MAKE) -s -C tools $@
 
 # Both kernels: the default run ends with a subset on the debug kernel.
 test: kernel kernel-debug tools
