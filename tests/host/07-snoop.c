@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit test of iolat-snoop's records: fake events through its text
+ * and JSON writers, no kernel, no BPF.  Prints "ok"/"FAIL" per check and
+ * exits 1 if any failed; with an argument, writes every JSON record it
+ * made to that file, one a line (06-model.sh's schema check reads it).
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "iolat-common.h"
+#include "iolat.h"
+#include "iolat-snoop-output.h"
+
+static int failed, checks;
+static FILE *records;	/* every JSON record, for the schema check */
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	checks++;
+	failed += !ok;
+	printf("%s: ", ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* Fake devices: a major no host has, so its name is "MAJ:MIN". */
+#define DEV1 IOLAT_MKDEV(4000U, 1U)
+#define T0 1764763200.5
+
+/* What @fn wrote, as a string (static, until the next call). */
+static char *out_buf;
+static size_t out_len;
+
+static FILE *out_open(void)
+{
+	free(out_buf);
+	out_buf = NULL;
+	return open_memstream(&out_buf, &out_len);
+}
+
+static const char *out_close(FILE *f)
+{
+	fclose(f);
+	return out_buf;
+}
+
+static const char *json(const struct iolat_event *e, const char *path,
+			const char *culprit)
+{
+	FILE *f = out_open();
+
+	snoop_print_json(f, e, path, culprit, T0);
+	out_close(f);
+	if (records)
+		fputs(out_buf, records);
+	return out_buf;
+}
+
+static const char *text(const struct iolat_event *e, const char *path,
+			const char *culprit)
+{
+	FILE *f = out_open();
+
+	snoop_print_text(f, e, path, culprit, T0);
+	return out_close(f);
+}
+
+/* A missed window of /p/tight on a non-rotational queue: scaled down. */
+static struct iolat_event window_event(void)
+{
+	struct iolat_event e = {
+		.ts_ns = 1, .cgroup_id = 42, .dev = DEV1, .type = IOLAT_EV_WINDOW,
+	};
+
+	e.window.target_ns = 1000000;
+	e.window.win_ns = 100000000;
+	e.window.samples = 40;
+	e.window.missed = 40;
+	e.window.acc_samples = 40;
+	e.window.acc_missed = 40;
+	e.window.scale_lat_ns = 1000000;
+	e.window.cookie = 999996;
+	e.window.action = IOLAT_ACT_DOWN;
+	e.window.ssd = 1;
+	return e;
+}
+
+static void test_records(void)
+{
+	struct iolat_event e = window_event();
+	const char *out;
+
+	out = json(&e, "/p/tight", NULL);
+	check(strstr(out, "\"event\":\"window\"") && strstr(out, "\"cgroup\":\"/p/tight\"") &&
+	      strstr(out, "\"action\":\"down\"") && strstr(out, "\"target_us\":1000") &&
+	      out[strlen(out) - 1] == '\n', "json: a window record: %s", out);
+	out = text(&e, "/p/tight", NULL);
+	check(strstr(out, "/p/tight") && strstr(out, "MISSED: 40/40 bios over 1000us"),
+	      "text: a window line: %s", out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !(records = fopen(argv[1], "w"))) {
+		perror(argv[1]);
+		return 2;
+	}
+	test_records();
+	if (records)
+		fclose(records);
+	printf("%d checks, %d failed\n", checks, failed);
+	return failed ? 1 : 0;
+}
