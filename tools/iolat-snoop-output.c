@@ -323,9 +323,18 @@ void snoop_print_header(FILE *f)
 
 void snoop_report_lost(FILE *f, bool json, double t, __u64 lost, __u64 *reported)
 {
+	unsigned long long more = lost - *reported;
+
 	if (lost <= *reported)
 		return;
-	fprintf(stderr, "iolat-snoop: lost %llu events (ring buffer full)\n",
-		(unsigned long long)(lost - *reported));
+	/* In the output itself, where a reader of the log sees the gap. */
+	if (json)
+		fprintf(f, "{\"time\":%.6f,\"event\":\"lost\",\"lost_events\":%llu,"
+			"\"lost_events_new\":%llu}\n", t, (unsigned long long)lost, more);
+	else
+		fprintf(f, "%s %-8s %-28s %-12s %llu events lost (ring buffer full), "
+			"%llu since the start\n", iolat_clock(t), "-", "-", "lost",
+			more, (unsigned long long)lost);
+	fprintf(stderr, "iolat-snoop: lost %llu events (ring buffer full)\n", more);
 	*reported = lost;
 }

@@ -27,7 +27,8 @@ void snoop_print_json(FILE *f, const struct iolat_event *e, const char *path,
 
 /*
  * The BPF side's count of lost events is @lost, of which *@reported were
- * reported: say how many more were lost, at @t, and update *@reported.
+ * reported: say how many more were lost, at @t, in the output (a "lost"
+ * record or line) and on stderr, and update *@reported.
  */
 void snoop_report_lost(FILE *f, bool json, double t, __u64 lost, __u64 *reported);
 

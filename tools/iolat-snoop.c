@@ -48,7 +48,10 @@ static const char doc[] =
 "few_ios), a group's queue depth changing, induced delay switched on or\n"
 "off, tasks paying it, and io.latency switched on or off for a device\n"
 "(enable).  Windows that changed nothing, bios that slept for a slot and\n"
-"delay charges are many: -a shows them too.\n"
+"delay charges are many: -a shows them too.  Events the ring buffer\n"
+"could not take are said in the output, never skipped silently: a \"lost\"\n"
+"line (with -j a record: lost_events since the start, lost_events_new\n"
+"since the last one), and on stderr.\n"
 "\n"
 "EXIT STATUS: 0 ok (a reader of stdout that went away included), 1\n"
 "run-time error (stdout cannot be written included), 2 bad arguments, 3\n"
@@ -246,9 +249,15 @@ static int handle_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* Lost events, in the output (never filtered out) and on stderr. */
 static void report_lost(struct iolat_snoop_bpf *obj, __u64 *reported)
 {
+	if (output_err || obj->bss->lost <= *reported)
+		return;
 	snoop_report_lost(stdout, env.json, iolat_now(), obj->bss->lost, reported);
+	output_err = iolat_flush(TOOL, stdout);
+	if (output_err)
+		iolat_exiting = 1;
 }
 
 int main(int argc, char **argv)

@@ -106,6 +106,32 @@ static void test_records(void)
 	      "text: a window line: %s", out);
 }
 
+/* Events the ring buffer could not take are said in the output itself. */
+static void test_lost(void)
+{
+	__u64 reported = 0;
+	const char *out;
+	FILE *f;
+
+	f = out_open();
+	snoop_report_lost(f, true, T0, 7, &reported);
+	out = out_close(f);
+	if (records)
+		fputs(out, records);
+	check(strstr(out, "\"event\":\"lost\"") && strstr(out, "\"lost_events\":7") &&
+	      strstr(out, "\"lost_events_new\":7"),
+	      "lost: 7 events lost: a JSON record: '%s'", out);
+	f = out_open();
+	snoop_report_lost(f, true, T0, 7, &reported);
+	out = out_close(f);
+	check(!*out, "lost: none more: no record ('%s')", out);
+	f = out_open();
+	snoop_report_lost(f, false, T0, 10, &reported);
+	out = out_close(f);
+	check(strstr(out, "lost") && strstr(out, "3 events lost") && strstr(out, "10 since"),
+	      "lost: 3 more: a text line: '%s'", out);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !(records = fopen(argv[1], "w"))) {
@@ -113,6 +139,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	test_records();
+	test_lost();
 	if (records)
 		fclose(records);
 	printf("%d checks, %d failed\n", checks, failed);
