@@ -370,6 +370,17 @@ static void check_stdout(void)
 
 void iolat_check_stdout_at_exit(const char *tool)
 {
+	/*
+	 * A write that fails inside stdio's own flush (the buffer filled)
+	 * leaves only the error flag, not its errno: iolat_flush() would say
+	 * EIO for a full disk.  A 64 KiB buffer holds --help and a report of
+	 * a few hundred rows, so their error comes from our flush, with its
+	 * reason.  (A terminal keeps its line buffering.)
+	 */
+	static char buf[65536];	/* glibc ignores the size without a buffer */
+
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, buf, _IOFBF, sizeof(buf));
 	exit_tool = tool;
 	signal(SIGPIPE, SIG_IGN);
 	atexit(check_stdout);

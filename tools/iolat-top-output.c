@@ -37,8 +37,10 @@ void top_print_json(FILE *f, const struct top_report *rep)
 	__u64 now_ns = rep->now_ns;
 	size_t i, n = m->n < rep->rows ? m->n : rep->rows;
 
-	fprintf(f, "{\"time\":%.3f,\"interval_s\":%.3f,\"lost_events\":%llu,\"cgroups\":[",
-	       rep->time, rep->secs, rep->lost);
+	/* rows_shown < rows_total: -r cut the report. */
+	fprintf(f, "{\"time\":%.3f,\"interval_s\":%.3f,\"lost_events\":%llu,"
+		"\"rows_total\":%zu,\"rows_shown\":%zu,\"cgroups\":[",
+		rep->time, rep->secs, rep->lost, m->n, n);
 	for (i = 0; i < n; i++) {
 		const struct top_row *r = &m->v[i];
 
@@ -170,8 +172,11 @@ void top_print_text(FILE *f, const struct top_report *rep)
 
 	if (!rep->batch)
 		fprintf(f, "\033[H\033[2J");
-	fprintf(f, "%s  " IOLAT_TOP "  interval %.1fs  %zu rows  lost %llu events\n",
-	       iolat_clock(rep->time), rep->secs, m->n, rep->lost);
+	fprintf(f, "%s  " IOLAT_TOP "  interval %.1fs  %zu rows", iolat_clock(rep->time),
+		rep->secs, m->n);
+	if (n < m->n)
+		fprintf(f, " (%zu shown, -r)", n);
+	fprintf(f, "  lost %llu events\n", rep->lost);
 	fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %7s %7s %5s %8s %-10s %6s %6s %6s\n",
 	       "DEVICE", "CGROUP", "TARGET", "WINLAT", "ACCLAT", "SAMP", "VERDICT",
 	       "IOPS", "MB/s", "DEPTH", "COOKIE", "STATE", "CHG/s", "PAID/s", "WAIT/s");

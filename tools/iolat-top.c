@@ -97,7 +97,7 @@ static const struct argp_option opts[] = {
 	{ "device", 'd', "DEV", 0, "Only this device (nullb0, /dev/nullb0 or MAJ:MIN)", 0 },
 	{ "cgroup", 'c', "REGEX", 0, "Only cgroups whose path matches REGEX (POSIX extended)", 0 },
 	{ "sort", 's', "KEY", 0, "Sort flat by path, lat, iops, depth, delay or waits (default: the cgroup tree)", 0 },
-	{ "rows", 'r', "ROWS", 0, "At most ROWS rows (default 1000)", 0 },
+	{ "rows", 'r', "ROWS", 0, "At most ROWS rows (default 1000); the header, or -j's rows_total and rows_shown, say how many there were", 0 },
 	{ "batch", 'b', NULL, 0, "No screen control (the default when stdout is not a terminal)", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per interval", 0 },
 	{ "prometheus", 'P', "FILE", 0, "Also write Prometheus metrics to FILE each interval", 0 },

@@ -448,6 +448,43 @@ static void test_tree_order(void)
 	fixture_free(&fx);
 }
 
+/* -r cuts the rows shown, and the report says how many there were. */
+static void test_truncation(void)
+{
+	struct fixture fx = {};
+	struct top_report rep;
+	const char *out, *c;
+	int objects = 0;
+	regex_t re;
+
+	regcomp(&re, "^/cut", REG_EXTENDED | REG_NOSUB);
+	mkcg("/cut");
+	mkcg("/cut/a");
+	mkcg("/cut/b");
+	put("/cut/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	put("/cut/a/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	put("/cut/b/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	scan(&fx);
+	fx.m.dev = DEV2;
+	fx.m.re = &re;
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 2, .batch = true };
+	out = render(top_print_json, &rep);
+	for (c = out; (c = strstr(c, "{\"device\":")); c++)
+		objects++;
+	check(fx.m.n == 3 && objects == 2 && strstr(out, "\"rows_total\":3,\"rows_shown\":2,"),
+	      "rows: -r 2 of 3: JSON says so (%d objects): %.120s", objects, out);
+	out = render(top_print_text, &rep);
+	check(strstr(out, "3 rows (2 shown, -r)") != NULL,
+	      "rows: -r 2 of 3: text says so: %.100s", out);
+	rep.rows = 100;
+	out = render(top_print_json, &rep);
+	check(strstr(out, "\"rows_total\":3,\"rows_shown\":3,") != NULL,
+	      "rows: all 3 shown: %.120s", out);
+	fixture_free(&fx);
+	regfree(&re);
+}
+
 /* The refresh clock: absolute ticks, missed ones skipped, never negative. */
 static void test_ticks(void)
 {
@@ -698,6 +735,7 @@ int main(int argc, char **argv)
 	test_state_unknown();
 	test_text_escape();
 	test_tree_order();
+	test_truncation();
 	test_ticks();
 	test_output_errors();
 	test_descriptors();
