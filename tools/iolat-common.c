@@ -46,10 +46,56 @@ int iolat_libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, args);
 }
 
+/* The series' events, all of which the tools attach to. */
+static const char *const iolat_events[] = {
+	"iolatency_window", "iolatency_target", "iolatency_enable",
+	"iolatency_scale_cookie", "iolatency_scale_grp_clear",
+	"iolatency_scale_reset", "iolatency_scale_skip", "iolatency_depth",
+	"iolatency_throttle", "iolatency_use_delay", "iolatency_delay_charge",
+	"iolatency_delay_pay",
+};
+
+int iolat_preflight_btf(const char *tool, const struct btf *btf)
+{
+	char name[64], missing[512] = "";
+	size_t i, n = 0, nr = sizeof(iolat_events) / sizeof(*iolat_events);
+	int v2;
+
+	for (i = 0; i < nr; i++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", iolat_events[i]);
+		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0)
+			continue;
+		snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
+			 "%s%s", n++ ? ", " : "", iolat_events[i]);
+	}
+	if (n == nr) {
+		fprintf(stderr, "%s: this kernel has no iolatency tracepoints; "
+			"build it with the series in patches/ (see README.md)\n",
+			tool);
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	if (n) {
+		/* Another version of the series, or a partial backport. */
+		fprintf(stderr, "%s: this kernel has only some of the iolatency "
+			"tracepoints, not %s; build it with the series in patches/ "
+			"(see README.md)\n", tool, missing);
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	/* The events' second version passes the window as this struct. */
+	v2 = btf__find_by_name_kind(btf, "iolatency_window_info", BTF_KIND_STRUCT);
+	if (v2 < 0) {
+		fprintf(stderr, "%s: this kernel has an older version of the "
+			"iolatency tracepoints; build it with the series in "
+			"patches/ (see README.md)\n", tool);
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	return IOLAT_EXIT_OK;
+}
+
 int iolat_preflight(const char *tool)
 {
 	struct btf *btf;
-	int found, v2;
+	int err;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "%s: must be run as root (it loads BPF programs)\n",
@@ -67,25 +113,9 @@ int iolat_preflight(const char *tool)
 			strerror(errno));
 		return IOLAT_EXIT_UNSUPPORTED;
 	}
-	found = btf__find_by_name_kind(btf, "btf_trace_iolatency_window",
-				       BTF_KIND_TYPEDEF);
-	/* The events' second version passes the window as this struct. */
-	v2 = btf__find_by_name_kind(btf, "iolatency_window_info",
-				    BTF_KIND_STRUCT);
+	err = iolat_preflight_btf(tool, btf);
 	btf__free(btf);
-	if (found < 0) {
-		fprintf(stderr, "%s: this kernel has no iolatency tracepoints; "
-			"build it with the series in patches/ (see README.md)\n",
-			tool);
-		return IOLAT_EXIT_UNSUPPORTED;
-	}
-	if (v2 < 0) {
-		fprintf(stderr, "%s: this kernel has an older version of the "
-			"iolatency tracepoints; build it with the series in "
-			"patches/ (see README.md)\n", tool);
-		return IOLAT_EXIT_UNSUPPORTED;
-	}
-	return IOLAT_EXIT_OK;
+	return err;
 }
 
 int iolat_load_attach(const char *tool, struct bpf_object_skeleton *skel)

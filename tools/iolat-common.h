@@ -33,6 +33,12 @@ int iolat_libbpf_print(enum libbpf_print_level level, const char *fmt,
  * tracepoints (patches/); says which is missing.  Returns an exit status.
  */
 int iolat_preflight(const char *tool);
+struct btf;
+/*
+ * Its BTF part: every iolatency event of the series, in their second
+ * version; says which are missing.  Returns an exit status.
+ */
+int iolat_preflight_btf(const char *tool, const struct btf *btf);
 
 /* Load and attach a skeleton's programs, saying what failed. */
 int iolat_load_attach(const char *tool, struct bpf_object_skeleton *skel);

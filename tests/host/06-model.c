@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 #include "iolat-common.h"
 #include "iolat-cgroup.h"
 #include "iolat-top-model.h"
@@ -485,6 +486,78 @@ static void test_truncation(void)
 	regfree(&re);
 }
 
+/* A fake kernel BTF with the events of @names (NULL-terminated). */
+static struct btf *fake_btf(const char *const *names, bool v2)
+{
+	struct btf *btf = btf__new_empty();
+	char name[64];
+	int id = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+
+	for (; *names; names++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", *names);
+		btf__add_typedef(btf, name, id);
+	}
+	if (v2) {
+		btf__add_struct(btf, "iolatency_window_info", 4);
+		btf__add_field(btf, "target_ns", id, 0, 0);
+	}
+	return btf;
+}
+
+/* iolat_preflight_btf(@btf)'s status; what it said in @said. */
+static int preflight(struct btf *btf, char *said, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), rc;
+	size_t n;
+
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	rc = iolat_preflight_btf("iolat-top", btf);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(said, 1, len - 1, tmp);
+	said[n] = '\0';
+	fclose(tmp);
+	btf__free(btf);
+	return rc;
+}
+
+/* A kernel with some of the events is as unsupported as one with none. */
+static void test_preflight(void)
+{
+	static const char *const all[] = {
+		"iolatency_window", "iolatency_target", "iolatency_enable",
+		"iolatency_scale_cookie", "iolatency_scale_grp_clear",
+		"iolatency_scale_reset", "iolatency_scale_skip", "iolatency_depth",
+		"iolatency_throttle", "iolatency_use_delay", "iolatency_delay_charge",
+		"iolatency_delay_pay", NULL,
+	};
+	static const char *const some[] = {
+		"iolatency_window", "iolatency_target", "iolatency_enable",
+		"iolatency_scale_cookie", "iolatency_depth", "iolatency_use_delay",
+		NULL,
+	};
+	static const char *const none[] = { "block_rq_issue", NULL };
+	char said[1024];
+	int rc;
+
+	rc = preflight(fake_btf(all, true), said, sizeof(said));
+	check(rc == 0 && !*said, "preflight: every event: ok (%d, '%s')", rc, said);
+	rc = preflight(fake_btf(none, true), said, sizeof(said));
+	check(rc == IOLAT_EXIT_UNSUPPORTED && strstr(said, "no iolatency tracepoints"),
+	      "preflight: no event: exit 3 (%d, '%s')", rc, said);
+	rc = preflight(fake_btf(some, true), said, sizeof(said));
+	check(rc == IOLAT_EXIT_UNSUPPORTED && strstr(said, "iolatency_throttle") &&
+	      strstr(said, "iolatency_delay_pay") && !strstr(said, "iolatency_depth,"),
+	      "preflight: 6 of 12 events: exit 3, naming the missing (%d, '%s')", rc, said);
+	rc = preflight(fake_btf(all, false), said, sizeof(said));
+	check(rc == IOLAT_EXIT_UNSUPPORTED && strstr(said, "older version"),
+	      "preflight: the first version: exit 3 (%d, '%s')", rc, said);
+}
+
 /* The refresh clock: absolute ticks, missed ones skipped, never negative. */
 static void test_ticks(void)
 {
@@ -736,6 +809,7 @@ int main(int argc, char **argv)
 	test_text_escape();
 	test_tree_order();
 	test_truncation();
+	test_preflight();
 	test_ticks();
 	test_output_errors();
 	test_descriptors();
