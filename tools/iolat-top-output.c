@@ -94,7 +94,12 @@ void top_print_json(FILE *f, const struct top_report *rep)
 			fprintf(f, ",\"cookie\":%u", r->g.cookie);
 		else
 			fprintf(f, ",\"cookie\":null");
-		fprintf(f, ",\"state\":\"%s\",\"use_delay\":%d", r->state, r->g.use_delay);
+		fprintf(f, ",\"state\":\"%s\"", r->state);
+		/* Unknown (no event, no blkcg_debug_stats) is not 0. */
+		if (r->g.has_use_delay)
+			fprintf(f, ",\"use_delay\":%d", r->g.use_delay);
+		else
+			fprintf(f, ",\"use_delay\":null");
 		json_rate(f, "delay_charged_ms_per_s", "%.3f", r->charged);
 		json_rate(f, "delay_paid_ms_per_s", "%.3f", r->paid);
 		json_rate(f, "throttled_bios_per_s", "%.1f", r->waits);

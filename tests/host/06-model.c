@@ -381,6 +381,14 @@ static void test_state_unknown(void)
 	check(strstr(json_row(render(top_print_json, &rep), "/s/nodebug"),
 		     "\"depth\":null,\"cookie\":null,\"state\":\"unknown\"") != NULL,
 	      "state: JSON: %s", json_row(render(top_print_json, &rep), "/s/nodebug"));
+	check(strstr(json_row(render(top_print_json, &rep), "/s/nodebug"),
+		     "\"use_delay\":null") != NULL,
+	      "state: use_delay unknown: JSON null, not 0: %s",
+	      json_row(render(top_print_json, &rep), "/s/nodebug"));
+	check(strstr(json_row(render(top_print_json, &rep), "/s/debug"),
+		     "\"use_delay\":0") != NULL,
+	      "state: use_delay=0 in io.stat: JSON 0: %s",
+	      json_row(render(top_print_json, &rep), "/s/debug"));
 	fixture_free(&fx);
 }
 
