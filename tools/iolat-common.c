@@ -176,6 +176,41 @@ int iolat_parse_count(const char *tool, const char *arg, long *count)
 	return IOLAT_EXIT_OK;
 }
 
+static const char *sys_block = "/sys/dev/block";
+
+void iolat_sys_block_set(const char *dir)
+{
+	sys_block = dir ?: "/sys/dev/block";
+}
+
+/*
+ * io.latency works on whole disks, and its events name the disk a
+ * partition's bios went to: -d on a partition would match nothing.
+ * Refuse it, naming the disk (the partition's parent in sysfs).
+ */
+static int refuse_partition(const char *tool, const char *arg, __u32 dev)
+{
+	char path[PATH_MAX], target[PATH_MAX], *slash;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "%s/%u:%u/partition", sys_block,
+		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
+	if (access(path, F_OK))
+		return IOLAT_EXIT_OK;
+	snprintf(path, sizeof(path), "%s/%u:%u", sys_block, IOLAT_MAJOR(dev),
+		 IOLAT_MINOR(dev));
+	len = readlink(path, target, sizeof(target) - 1);
+	target[len > 0 ? len : 0] = '\0';
+	slash = strrchr(target, '/');
+	if (slash)
+		*slash = '\0';
+	slash = strrchr(target, '/');
+	fprintf(stderr, "%s: '%s' is a partition; io.latency works on whole "
+		"disks: use -d %s\n", tool, arg,
+		slash ? slash + 1 : target[0] ? target : "DISK");
+	return IOLAT_EXIT_USAGE;
+}
+
 int iolat_parse_dev(const char *tool, const char *arg, __u32 *dev)
 {
 	unsigned int ma, mi;
@@ -183,13 +218,13 @@ int iolat_parse_dev(const char *tool, const char *arg, __u32 *dev)
 	struct stat st;
 
 	if (sscanf(arg, "%u:%u%c", &ma, &mi, &extra) == 2) {
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", ma, mi);
+		snprintf(path, sizeof(path), "%s/%u:%u", sys_block, ma, mi);
 		if (access(path, F_OK)) {
 			fprintf(stderr, "%s: no block device %s\n", tool, arg);
 			return IOLAT_EXIT_USAGE;
 		}
 		*dev = IOLAT_MKDEV(ma, mi);
-		return IOLAT_EXIT_OK;
+		return refuse_partition(tool, arg, *dev);
 	}
 	if (strchr(arg, '/'))
 		snprintf(path, sizeof(path), "%s", arg);
@@ -201,7 +236,7 @@ int iolat_parse_dev(const char *tool, const char *arg, __u32 *dev)
 		return IOLAT_EXIT_USAGE;
 	}
 	*dev = IOLAT_MKDEV(major(st.st_rdev), minor(st.st_rdev));
-	return IOLAT_EXIT_OK;
+	return refuse_partition(tool, arg, *dev);
 }
 
 #define DEV_CACHE 64
@@ -224,7 +259,7 @@ static int dev_rotational_read(__u32 dev)
 	FILE *f;
 	int rot = -1;
 
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/rotational",
+	snprintf(path, sizeof(path), "%s/%u:%u/queue/rotational", sys_block,
 		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
 	f = fopen(path, "r");
 	if (!f)
@@ -248,7 +283,7 @@ static int dev_lookup(__u32 dev)
 	for (i = 0; i < dev_cache_n; i++)
 		if (dev_cache[i].dev == dev)
 			return i;
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
+	snprintf(link, sizeof(link), "%s/%u:%u", sys_block,
 		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
 	len = readlink(link, target, sizeof(target) - 1);
 	if (len <= 0)	/* gone: do not cache a stale name */

@@ -50,8 +50,13 @@ int iolat_parse_regex(const char *tool, const char *arg, regex_t *re);
 int iolat_parse_interval(const char *tool, const char *arg, double *secs);
 int iolat_parse_count(const char *tool, const char *arg, long *count);
 
-/* -d DEV: "nullb0", "/dev/nullb0" or "MAJ:MIN", to the kernel's dev_t. */
+/*
+ * -d DEV: "nullb0", "/dev/nullb0" or "MAJ:MIN", to the kernel's dev_t.  A
+ * partition is refused (exit 2), naming its disk.
+ */
 int iolat_parse_dev(const char *tool, const char *arg, __u32 *dev);
+/* Use @dir instead of /sys/dev/block (tests; NULL: back to it). */
+void iolat_sys_block_set(const char *dir);
 /*
  * The disk name of @dev ("nullb0"), or "MAJ:MIN" once it is gone.  Names
  * and queue types are cached until iolat_dev_cache_reset(): call it once

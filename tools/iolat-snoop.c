@@ -66,7 +66,7 @@ static const char doc[] =
 "    " TOOL " -a -j | jq .   # every event, as JSON lines\n";
 
 static const struct argp_option opts[] = {
-	{ "device", 'd', "DEV", 0, "Only this device (nullb0, /dev/nullb0 or MAJ:MIN)", 0 },
+	{ "device", 'd', "DEV", 0, "Only this disk (nullb0, /dev/nullb0 or MAJ:MIN); a partition is refused (exit 2): io.latency works on whole disks", 0 },
 	{ "cgroup", 'c', "REGEX", 0, "Only cgroups whose path matches REGEX (POSIX extended)", 0 },
 	{ "all", 'a', NULL, 0, "Also windows that changed nothing, bios that slept for a slot, delay charges", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },

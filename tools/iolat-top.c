@@ -95,7 +95,7 @@ static const char doc[] =
 "bios, induced delay charged and paid in seconds, lost events.\n";
 
 static const struct argp_option opts[] = {
-	{ "device", 'd', "DEV", 0, "Only this device (nullb0, /dev/nullb0 or MAJ:MIN)", 0 },
+	{ "device", 'd', "DEV", 0, "Only this disk (nullb0, /dev/nullb0 or MAJ:MIN); a partition is refused (exit 2): io.latency works on whole disks", 0 },
 	{ "cgroup", 'c', "REGEX", 0, "Only cgroups whose path matches REGEX (POSIX extended)", 0 },
 	{ "sort", 's', "KEY", 0, "Sort flat by path, lat, iops, depth, delay or waits (default: the cgroup tree)", 0 },
 	{ "rows", 'r', "ROWS", 0, "At most ROWS rows (default 1000); the header, or -j's rows_total and rows_shown, say how many there were", 0 },

@@ -494,6 +494,64 @@ static void test_truncation(void)
 	regfree(&re);
 }
 
+/* iolat_parse_dev(@arg)'s status, what it said in @said, the dev in *@dev. */
+static int parse_dev(const char *arg, __u32 *dev, char *said, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), rc;
+	size_t n;
+
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	rc = iolat_parse_dev("iolat-top", arg, dev);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(said, 1, len - 1, tmp);
+	said[n] = '\0';
+	fclose(tmp);
+	return rc;
+}
+
+/*
+ * -d on a partition: io.latency works on whole disks, and the events name
+ * the disk, so a partition would match nothing.  Refused, naming the disk.
+ * A fake /sys/dev/block: 4001:0 the disk fake0, 4001:1 its partition.
+ */
+static void test_dev_partition(void)
+{
+	char sys[8192], fn[8300], said[1024];
+	__u32 dev = 0;
+	int rc;
+
+	snprintf(sys, sizeof(sys), "%s/../sys", root);
+	mkdir(sys, 0755);
+	snprintf(fn, sizeof(fn), "%s/devices", sys);
+	mkdir(fn, 0755);
+	snprintf(fn, sizeof(fn), "%s/devices/fake0", sys);
+	mkdir(fn, 0755);
+	snprintf(fn, sizeof(fn), "%s/devices/fake0/fake0p1", sys);
+	mkdir(fn, 0755);
+	snprintf(fn, sizeof(fn), "%s/devices/fake0/fake0p1/partition", sys);
+	close(creat(fn, 0644));
+	snprintf(fn, sizeof(fn), "%s/block", sys);
+	mkdir(fn, 0755);
+	snprintf(fn, sizeof(fn), "%s/block/4001:0", sys);
+	symlink("../devices/fake0", fn);
+	snprintf(fn, sizeof(fn), "%s/block/4001:1", sys);
+	symlink("../devices/fake0/fake0p1", fn);
+	snprintf(fn, sizeof(fn), "%s/block", sys);
+	iolat_sys_block_set(fn);
+	rc = parse_dev("4001:0", &dev, said, sizeof(said));
+	check(rc == 0 && dev == IOLAT_MKDEV(4001U, 0U), "-d: a disk: ok (%d, '%s')", rc, said);
+	rc = parse_dev("4001:1", &dev, said, sizeof(said));
+	check(rc == IOLAT_EXIT_USAGE && strstr(said, "partition") && strstr(said, "-d fake0"),
+	      "-d: a partition: exit 2, naming its disk (%d, '%s')", rc, said);
+	iolat_sys_block_set(NULL);
+	iolat_dev_cache_reset();
+}
+
 /* A fake kernel BTF with the events of @names (NULL-terminated). */
 static struct btf *fake_btf(const char *const *names, bool v2)
 {
@@ -818,6 +876,7 @@ int main(int argc, char **argv)
 	test_tree_order();
 	test_truncation();
 	test_preflight();
+	test_dev_partition();
 	test_ticks();
 	test_output_errors();
 	test_descriptors();
