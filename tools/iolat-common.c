@@ -352,6 +352,22 @@ void iolat_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+const char *iolat_text_str(char *buf, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 5 <= size; s++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c == 0x7f)
+			n += snprintf(buf + n, size - n, "\\x%02x", c);
+		else
+			buf[n++] = c;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 const char *iolat_clock(double t)
 {
 	static char buf[32];

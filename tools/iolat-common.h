@@ -85,6 +85,13 @@ void iolat_check_stdout_at_exit(const char *tool);
 
 /* Write @s as a JSON string, quotes included. */
 void iolat_json_str(FILE *f, const char *s);
+/*
+ * @s for a terminal, in @buf: control characters as \xNN (whoever may
+ * create a cgroup or name a task can put escape sequences in it).  A
+ * @size of 4 * strlen(s) + 1 holds all of it; less cuts it short.
+ */
+#define IOLAT_TEXT_LEN(n) (4 * (n) + 1)
+const char *iolat_text_str(char *buf, size_t size, const char *s);
 /* "HH:MM:SS.mmm" of @t (seconds since the epoch), local time. */
 const char *iolat_clock(double t);
 double iolat_now(void);	/* CLOCK_REALTIME in seconds */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* iolat-snoop's records, text and JSON.  See iolat-snoop-output.h. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include "iolat-common.h"
@@ -194,8 +195,14 @@ static void print_culprit(FILE *f, const struct iolat_event *e,
 void snoop_print_text(FILE *f, const struct iolat_event *e, const char *path,
 		      const char *culprit, double t)
 {
-	char a[32], b[32], cg[32];
+	static char name[IOLAT_TEXT_LEN(PATH_MAX)], cname[IOLAT_TEXT_LEN(PATH_MAX)];
+	char a[32], b[32], cg[32], comm[IOLAT_TEXT_LEN(IOLAT_COMM_LEN)];
 
+	/* Names are anyone's with a delegated subtree: no raw escapes. */
+	if (path)
+		path = iolat_text_str(name, sizeof(name), path);
+	if (culprit)
+		culprit = iolat_text_str(cname, sizeof(cname), culprit);
 	if (!path && e->cgroup_id)
 		snprintf(cg, sizeof(cg), "cgroup %llu", (unsigned long long)e->cgroup_id);
 	else if (!path)
@@ -305,7 +312,8 @@ void snoop_print_text(FILE *f, const struct iolat_event *e, const char *path,
 		       e->charge.delay_ns / 1000);
 		break;
 	case IOLAT_EV_PAY:
-		fprintf(f, "pid %u (%s) slept %.1fms of %.1fms owed%s%s", e->pid, e->comm,
+		fprintf(f, "pid %u (%s) slept %.1fms of %.1fms owed%s%s", e->pid,
+		       iolat_text_str(comm, sizeof(comm), e->comm),
 		       e->pay.slept_ns / 1e6, e->pay.delay_ns / 1e6,
 		       e->pay.capped ? " (capped at 250ms)" : "",
 		       e->pay.memstall ? ", as memory stall" : "");

@@ -146,24 +146,10 @@ static const char *path_tail(const char *path, int width)
 	return len > width ? path + len - width : path;
 }
 
-/*
- * @s for a terminal: control characters as \xNN (a cgroup name can hold
- * an escape sequence).  In @buf, which holds 4 * PATH_MAX + 1.
- */
+/* @s escaped for a terminal (iolat_text_str()), in @buf. */
 static const char *text_name(char *buf, const char *s)
 {
-	size_t n = 0;
-
-	for (; *s && n < 4 * PATH_MAX - 4; s++) {
-		unsigned char c = *s;
-
-		if (c < 0x20 || c == 0x7f)
-			n += sprintf(buf + n, "\\x%02x", c);
-		else
-			buf[n++] = c;
-	}
-	buf[n] = '\0';
-	return buf;
+	return iolat_text_str(buf, IOLAT_TEXT_LEN(PATH_MAX), s);
 }
 
 void top_print_text(FILE *f, const struct top_report *rep)
@@ -172,7 +158,7 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	__u64 now_ns = rep->now_ns;
 	size_t i, n = m->n < rep->rows ? m->n : rep->rows;
 	char target[16], lat[16], acc[16], depth[16], cookie[16], samp[16];
-	static char name[4 * PATH_MAX + 1];
+	static char name[IOLAT_TEXT_LEN(PATH_MAX)];
 	char culprit_id[32], iops[32], mbps[32], chg[32], paid[32], waits[32];
 
 	if (!rep->batch)

@@ -106,6 +106,42 @@ static void test_records(void)
 	      "text: a window line: %s", out);
 }
 
+/* The number of control characters in @s, its last newline aside. */
+static int raw_controls(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += (unsigned char)*s < 0x20 && !(*s == '\n' && !s[1]);
+	return n;
+}
+
+/*
+ * Cgroup names (and a task's comm) are anyone's with a delegated subtree:
+ * in text, their control characters are \xNN, never raw to a terminal.
+ */
+static void test_text_escape(void)
+{
+	struct iolat_event e = { .cgroup_id = 43, .dev = DEV1, .type = IOLAT_EV_COOKIE };
+	const char *out;
+
+	e.scale.culprit_id = 44;
+	e.scale.old = 1000000;
+	e.scale.new = 999996;
+	out = text(&e, "/x/\033[2Jevil", "/x/tab\there");
+	check(!raw_controls(out) && strstr(out, "/x/\\x1b[2Jevil") &&
+	      strstr(out, "/x/tab\\x09here"),
+	      "text: path and culprit escaped (%d raw): %s", raw_controls(out), out);
+	e = (struct iolat_event){ .cgroup_id = 43, .dev = DEV1, .type = IOLAT_EV_PAY, .pid = 7 };
+	snprintf(e.comm, sizeof(e.comm), "a\033]0;hi\007");
+	out = text(&e, NULL, NULL);
+	check(!raw_controls(out) && strstr(out, "(a\\x1b]0;hi\\x07)"),
+	      "text: a task's comm escaped (%d raw): %s", raw_controls(out), out);
+	out = json(&e, "/x/\033[2Jevil", NULL);
+	check(!raw_controls(out), "json: no raw control characters (%d): %s",
+	      raw_controls(out), out);
+}
+
 /* Events the ring buffer could not take are said in the output itself. */
 static void test_lost(void)
 {
@@ -140,6 +176,7 @@ int main(int argc, char **argv)
 	}
 	test_records();
 	test_lost();
+	test_text_escape();
 	if (records)
 		fclose(records);
 	printf("%d checks, %d failed\n", checks, failed);
