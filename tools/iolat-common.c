@@ -336,6 +336,21 @@ void iolat_raise_nofile(void)
 	}
 }
 
+void iolat_json_begin(FILE *f, const char *tool, double t, int decimals)
+{
+	fprintf(f, "{\"schema\":%d,\"tool\":\"%s\",\"time\":%.*f",
+		IOLAT_JSON_SCHEMA, tool, decimals, t);
+}
+
+const char *iolat_action_name(int action)
+{
+	static const char *const names[IOLAT_ACT_NR] = {
+		"ok", "hold", "few", "up", "not_owner", "down", "tighter", "offline",
+	};
+
+	return action >= 0 && action < IOLAT_ACT_NR ? names[action] : "?";
+}
+
 void iolat_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);

@@ -83,6 +83,15 @@ int iolat_flush(const char *tool, FILE *f);
 /* First thing in main(): ignore SIGPIPE; at exit, a failed stdout exits 1. */
 void iolat_check_stdout_at_exit(const char *tool);
 
+/*
+ * The JSON schema of both tools' -j records (README.md, "JSON records"):
+ * raised when a key is renamed or removed, or its unit or type changes.
+ */
+#define IOLAT_JSON_SCHEMA 1
+/* A record's first keys: {"schema":N,"tool":"@tool","time":@t (@decimals). */
+void iolat_json_begin(FILE *f, const char *tool, double t, int decimals);
+/* The name of an enum iolat_action ("down"), "?" when out of range. */
+const char *iolat_action_name(int action);
 /* Write @s as a JSON string, quotes included. */
 void iolat_json_str(FILE *f, const char *s);
 /*

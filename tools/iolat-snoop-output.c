@@ -7,10 +7,6 @@
 #include "iolat-common.h"
 #include "iolat-snoop-output.h"
 
-static const char *const actions[IOLAT_ACT_NR] = {
-	"ok", "hold", "few", "up", "not_owner", "down", "tighter", "offline",
-};
-
 static const char *const action_text[IOLAT_ACT_NR] = {
 	"nobody throttled",
 	"too soon after the last scale event, samples kept",
@@ -52,8 +48,8 @@ static const char *depth_str(__u32 d, char *buf, size_t len)
 
 static void json_depth(FILE *f, const char *key, __u32 d)
 {
-	if (d == IOLAT_DEPTH_MAX)
-		fprintf(f, ",\"%s\":null", key);
+	if (d == IOLAT_DEPTH_MAX)	/* as iolat-top and io.stat write it */
+		fprintf(f, ",\"%s\":\"max\"", key);
 	else
 		fprintf(f, ",\"%s\":%u", key, d);
 }
@@ -86,7 +82,8 @@ static const char *verdict(const struct iolat_event *e)
 void snoop_print_json(FILE *f, const struct iolat_event *e, const char *path,
 		      const char *culprit, double t)
 {
-	fprintf(f, "{\"time\":%.6f,\"event\":\"%s\",\"device\":", t, snoop_type_names[e->type]);
+	iolat_json_begin(f, "iolat-snoop", t, 6);
+	fprintf(f, ",\"event\":\"%s\",\"device\":", snoop_type_names[e->type]);
 	iolat_json_str(f, iolat_dev_name(e->dev));
 	json_str_or_null(f, "cgroup", path);
 	if (e->cgroup_id)
@@ -96,10 +93,13 @@ void snoop_print_json(FILE *f, const struct iolat_event *e, const char *path,
 
 	switch (e->type) {
 	case IOLAT_EV_WINDOW:
-		fprintf(f, ",\"met\":%s,\"win_met\":%s,\"target_us\":%llu,\"win_ms\":%llu,"
-		       "\"samples\":%llu,\"acc_samples\":%llu",
+		/* verdict: as iolat-top's (met, missed, offline) */
+		fprintf(f, ",\"met\":%s,\"win_met\":%s,\"verdict\":\"%s\",\"target_us\":%llu,"
+		       "\"win_ms\":%llu,\"samples\":%llu,\"acc_samples\":%llu",
 		       e->window.met ? "true" : "false",
 		       e->window.win_met ? "true" : "false",
+		       e->window.action == IOLAT_ACT_OFFLINE ? "offline" :
+		       e->window.met ? "met" : "missed",
 		       e->window.target_ns / 1000, e->window.win_ns / 1000000,
 		       e->window.samples, e->window.acc_samples);
 		if (e->window.ssd)
@@ -109,7 +109,7 @@ void snoop_print_json(FILE *f, const struct iolat_event *e, const char *path,
 			fprintf(f, ",\"stat\":\"mean\",\"mean_us\":%llu,\"acc_mean_us\":%llu",
 			       e->window.mean_ns / 1000, e->window.acc_mean_ns / 1000);
 		fprintf(f, ",\"action\":\"%s\",\"cookie\":%u,\"scale_lat_us\":%llu",
-		       NAME(actions, e->window.action), e->window.cookie,
+		       iolat_action_name(e->window.action), e->window.cookie,
 		       e->window.scale_lat_ns / 1000);
 		break;
 	case IOLAT_EV_TARGET:
@@ -155,9 +155,9 @@ void snoop_print_json(FILE *f, const struct iolat_event *e, const char *path,
 		       e->depth.nr_requests);
 		break;
 	case IOLAT_EV_THROTTLE:
-		fprintf(f, ",\"depth\":%u,\"inflight\":%u,\"wait_us\":%llu",
-		       e->throttle.depth, e->throttle.inflight,
-		       e->throttle.wait_ns / 1000);
+		json_depth(f, "depth", e->throttle.depth);
+		fprintf(f, ",\"inflight\":%u,\"wait_us\":%llu",
+		       e->throttle.inflight, e->throttle.wait_ns / 1000);
 		break;
 	case IOLAT_EV_USE_DELAY:
 		fprintf(f, ",\"old\":%d,\"new\":%d,\"delay_us\":%llu", e->use_delay.old,
@@ -336,13 +336,15 @@ void snoop_report_lost(FILE *f, bool json, double t, __u64 lost, __u64 *reported
 	if (lost <= *reported)
 		return;
 	/* In the output itself, where a reader of the log sees the gap. */
-	if (json)
-		fprintf(f, "{\"time\":%.6f,\"event\":\"lost\",\"lost_events\":%llu,"
-			"\"lost_events_new\":%llu}\n", t, (unsigned long long)lost, more);
-	else
+	if (json) {
+		iolat_json_begin(f, "iolat-snoop", t, 6);
+		fprintf(f, ",\"event\":\"lost\",\"lost_events\":%llu,"
+			"\"lost_events_new\":%llu}\n", (unsigned long long)lost, more);
+	} else {
 		fprintf(f, "%s %-8s %-28s %-12s %llu events lost (ring buffer full), "
 			"%llu since the start\n", iolat_clock(t), "-", "-", "lost",
 			more, (unsigned long long)lost);
+	}
 	fprintf(stderr, "iolat-snoop: lost %llu events (ring buffer full)\n", more);
 	*reported = lost;
 }

@@ -12,10 +12,6 @@ const char *const top_sort_names[TOP_SORT_NR] = {
 	"path", "lat", "iops", "depth", "delay", "waits",
 };
 
-const char *const top_action_names[IOLAT_ACT_NR] = {
-	"ok", "hold", "few", "up", "not_owner", "down", "tighter", "offline",
-};
-
 static int cmp_key(__u32 da, __u64 ca, __u32 db, __u64 cb)
 {
 	if (da != db)

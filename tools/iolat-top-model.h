@@ -21,7 +21,6 @@
 enum top_sort { TOP_SORT_PATH, TOP_SORT_LAT, TOP_SORT_IOPS, TOP_SORT_DEPTH,
 		TOP_SORT_DELAY, TOP_SORT_WAITS, TOP_SORT_NR };
 extern const char *const top_sort_names[TOP_SORT_NR];
-extern const char *const top_action_names[IOLAT_ACT_NR];
 
 struct top_row {
 	__u32 dev;

@@ -38,9 +38,10 @@ void top_print_json(FILE *f, const struct top_report *rep)
 	size_t i, n = m->n < rep->rows ? m->n : rep->rows;
 
 	/* rows_shown < rows_total: -r cut the report. */
-	fprintf(f, "{\"time\":%.3f,\"interval_s\":%.3f,\"lost_events\":%llu,"
+	iolat_json_begin(f, IOLAT_TOP, rep->time, 3);
+	fprintf(f, ",\"interval_s\":%.3f,\"lost_events\":%llu,"
 		"\"rows_total\":%zu,\"rows_shown\":%zu,\"cgroups\":[",
-		rep->time, rep->secs, rep->lost, m->n, n);
+		rep->secs, rep->lost, m->n, n);
 	for (i = 0; i < n; i++) {
 		const struct top_row *r = &m->v[i];
 
@@ -57,15 +58,14 @@ void top_print_json(FILE *f, const struct top_report *rep)
 		if (r->g.has_window) {
 			fprintf(f, ",\"window\":{\"met\":%s,\"win_met\":%s,\"verdict\":\"%s\","
 			       "\"samples\":%llu,\"acc_samples\":%llu,\"win_ms\":%llu,"
-			       "\"idle\":%s,\"action\":%u,\"action_name\":\"%s\",",
+			       "\"idle\":%s,\"action\":\"%s\",",
 			       r->g.last_met ? "true" : "false",
 			       r->g.last_win_met ? "true" : "false", top_row_verdict(r),
 			       (unsigned long long)r->g.last_samples,
 			       (unsigned long long)r->g.acc_samples,
 			       (unsigned long long)(r->g.win_ns / 1000000),
-			       top_window_idle(r, now_ns) ? "true" : "false", r->g.last_action,
-			       r->g.last_action < IOLAT_ACT_NR ?
-			       top_action_names[r->g.last_action] : "?");
+			       top_window_idle(r, now_ns) ? "true" : "false",
+			       iolat_action_name(r->g.last_action));
 			if (r->g.ssd)
 				fprintf(f, "\"stat\":\"missed\",\"missed\":%llu,\"missed_pct\":%.1f,"
 				       "\"acc_missed\":%llu,\"acc_missed_pct\":%.1f}",

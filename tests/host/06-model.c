@@ -27,6 +27,7 @@
 
 static int failed, checks;
 static char root[4096];
+static FILE *records;	/* JSON reports for the schema check (argv[2]) */
 
 static void check(int ok, const char *fmt, ...)
 {
@@ -457,6 +458,60 @@ static void test_tree_order(void)
 	fixture_free(&fx);
 }
 
+/*
+ * A report with every shape of row: a window of each statistic, a
+ * parent with its culprit, a row from io.stat alone; written to the
+ * records for 06-model.sh's check of the README's keys.
+ */
+static void test_schema_rows(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k[2], pk;
+	struct iolat_group g[2] = {
+		{ .has_window = 1, .ssd = 1, .last_samples = 40, .last_missed = 40,
+		  .acc_samples = 40, .acc_missed = 40, .win_ns = 100000000,
+		  .last_action = IOLAT_ACT_DOWN, .windows = 3, .windows_missed = 3,
+		  .depth = IOLAT_DEPTH_MAX, .has_depth = 1, .cookie = 999996,
+		  .has_use_delay = 1 },
+		{ .has_window = 1, .last_samples = 30, .last_mean_ns = 2500000,
+		  .acc_samples = 30, .acc_mean_ns = 2400000, .win_ns = 400000000,
+		  .last_met = 1, .last_win_met = 1, .last_action = IOLAT_ACT_HOLD,
+		  .depth = 2, .has_depth = 1, .use_delay = 1, .has_use_delay = 1 },
+	};
+	struct iolat_parent p = { .cookie = 999996, .scale_downs = 1,
+				  .scale_lat_ns = 1000000 };
+	struct top_report rep;
+	const char *out;
+	regex_t re;
+
+	regcomp(&re, "^/j", REG_EXTENDED | REG_NOSUB);
+	mkcg("/j");
+	mkcg("/j/ssd");
+	mkcg("/j/rot");
+	mkcg("/j/io");
+	put("/j/io.latency", "%u:%u target=5000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	put("/j/ssd/io.latency", "%u:%u target=1000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	put("/j/io/io.stat", "%s", iostat_line(DEV1, 4096, 1, NULL));
+	scan(&fx);
+	fx.m.re = &re;
+	k[0] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/j/ssd"), .dev = DEV1 };
+	k[1] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/j/rot"), .dev = DEV1 };
+	pk = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/j"), .dev = DEV1 };
+	p.culprit_id = k[0].cgroup_id;
+	interval(&fx, k, g, 2, &pk, &p, 1, 1);
+	interval(&fx, k, g, 2, &pk, &p, 1, 1);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true,
+				   .time = 1764763200.5 };
+	out = render(top_print_json, &rep);
+	if (records)
+		fputs(out, records);
+	check(strstr(out, "{\"schema\":1,\"tool\":\"iolat-top\",\"time\":") == out &&
+	      strstr(out, "\"action\":\"down\"") && !strstr(out, "action_name"),
+	      "json: schema 1, actions as strings: %.100s", out);
+	fixture_free(&fx);
+	regfree(&re);
+}
+
 /* -r cuts the rows shown, and the report says how many there were. */
 static void test_truncation(void)
 {
@@ -861,8 +916,12 @@ static void test_descriptors(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s EMPTY-DIR\n", argv[0]);
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: %s EMPTY-DIR [JSON-RECORDS]\n", argv[0]);
+		return 2;
+	}
+	if (argc == 3 && !(records = fopen(argv[2], "w"))) {
+		perror(argv[2]);
 		return 2;
 	}
 	snprintf(root, sizeof(root), "%s", argv[1]);
@@ -875,11 +934,14 @@ int main(int argc, char **argv)
 	test_text_escape();
 	test_tree_order();
 	test_truncation();
+	test_schema_rows();
 	test_preflight();
 	test_dev_partition();
 	test_ticks();
 	test_output_errors();
 	test_descriptors();
+	if (records)
+		fclose(records);
 	printf("%d checks, %d failed\n", checks, failed);
 	return failed ? 1 : 0;
 }

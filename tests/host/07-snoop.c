@@ -168,6 +168,60 @@ static void test_lost(void)
 	      "lost: 3 more: a text line: '%s'", out);
 }
 
+/*
+ * One event of each type (a window of each statistic, a scale event with
+ * and without its culprit known), for the schema check of the records.
+ */
+static void test_every_event(void)
+{
+	struct iolat_event e;
+	int type, n = 0;
+	const char *out;
+
+	for (type = 0; type < IOLAT_EV_NR; type++) {
+		e = (struct iolat_event){ .cgroup_id = 42, .dev = DEV1, .type = type, .pid = 9 };
+		snprintf(e.comm, sizeof(e.comm), "fio");
+		switch (type) {
+		case IOLAT_EV_WINDOW:
+			e = window_event();
+			json(&e, "/p/tight", NULL);
+			e.window.ssd = 0;
+			e.window.mean_ns = 2500000;
+			break;
+		case IOLAT_EV_ENABLE:
+			e.cgroup_id = 0;
+			e.enable.new = 1;
+			e.enable.nr_targets = 1;
+			break;
+		case IOLAT_EV_COOKIE:
+		case IOLAT_EV_GRP_CLEAR:
+		case IOLAT_EV_RESET:
+			e.scale.old = 1000000;
+			e.scale.new = 999996;
+			json(&e, "/p", NULL);
+			e.scale.culprit_id = 43;
+			break;
+		case IOLAT_EV_DEPTH:
+			e.depth.old = IOLAT_DEPTH_MAX;
+			e.depth.new = 4;
+			break;
+		case IOLAT_EV_THROTTLE:
+			e.throttle.depth = 1;
+			break;
+		}
+		out = json(&e, e.cgroup_id ? "/p" : NULL, e.scale.culprit_id ? "/p/tight" : NULL);
+		n += !!strstr(out, "\"event\":\"");
+	}
+	check(n == IOLAT_EV_NR, "json: a record of each of the %d event types (%d)",
+	      IOLAT_EV_NR, n);
+	e = (struct iolat_event){ .cgroup_id = 42, .dev = DEV1, .type = IOLAT_EV_DEPTH };
+	e.depth.old = 1;
+	e.depth.new = IOLAT_DEPTH_MAX;
+	out = json(&e, "/p", NULL);
+	check(strstr(out, "\"old\":1,\"new\":\"max\"") != NULL,
+	      "json: unlimited depth is \"max\", as iolat-top writes it: %s", out);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !(records = fopen(argv[1], "w"))) {
@@ -177,6 +231,7 @@ int main(int argc, char **argv)
 	test_records();
 	test_lost();
 	test_text_escape();
+	test_every_event();
 	if (records)
 		fclose(records);
 	printf("%d checks, %d failed\n", checks, failed);

@@ -15,3 +15,5 @@ if command -v jq >/dev/null; then
 	jq -e . "$tmp/records.json" >/dev/null || fail "a JSON record does not parse: $(cat "$tmp/records.json")"
 	note "$(wc -l <"$tmp/records.json") JSON records parse"
 fi
+# The JSON keys README.md documents, against the records it wrote.
+json_keys_check iolat-snoop "$tmp/records.json"
