@@ -66,6 +66,8 @@ static const char doc[] =
 "           since " TOOL " started, and io.stat without blkcg_debug_stats)\n"
 "  CHG/s PAID/s  induced delay charged and slept off, ms per second\n"
 "  WAIT/s   bios per second that slept for a depth slot\n"
+"  WAITus   their mean wait over the interval\n"
+"  MISSED   windows that missed of those that ended in the interval\n"
 "A parent's row shows its children's cookie and the culprit scaling them\n"
 "(the child cgroup, found by its id).\n"
 "\n"
@@ -92,7 +94,8 @@ static const char doc[] =
 "accumulated statistic, the verdict (1 met), depth (+Inf: unlimited),\n"
 "scale cookie, use_delay, and counters since " TOOL " started:\n"
 "windows, missed windows, scale-ups and downs (on the parent), throttled\n"
-"bios, induced delay charged and paid in seconds, lost events.\n";
+"bios and their wait, induced delay charged and paid in seconds, lost\n"
+"events.\n";
 
 static const struct argp_option opts[] = {
 	{ "device", 'd', "DEV", 0, "Only this disk (nullb0, /dev/nullb0 or MAJ:MIN); a partition is refused (exit 2): io.latency works on whole disks", 0 },

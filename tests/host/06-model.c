@@ -512,6 +512,63 @@ static void test_schema_rows(void)
 	regfree(&re);
 }
 
+/*
+ * What happened during the interval, not only the state at its end:
+ * windows and misses, bios throttled and their mean wait, a parent's
+ * scalings, from the growth of the counters since the last report.
+ */
+static void test_interval_view(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k, pk;
+	struct iolat_group g = { .has_window = 1, .ssd = 1, .windows = 3,
+				 .windows_missed = 3, .throttled = 10,
+				 .throttled_wait_ns = 5000000, .depth = 1, .has_depth = 1 };
+	struct iolat_parent p = { .cookie = 999990, .scale_downs = 1 };
+	struct top_report rep;
+	const char *line;
+	regex_t re;
+
+	regcomp(&re, "^/iv", REG_EXTENDED | REG_NOSUB);
+	mkcg("/iv");
+	mkcg("/iv/loose");
+	scan(&fx);
+	fx.m.re = &re;
+	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/iv/loose"), .dev = DEV1 };
+	pk = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/iv"), .dev = DEV1 };
+	interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
+	line = json_row(render(top_print_json, &rep), "/iv/loose");
+	check(strstr(line, "\"interval\":null") != NULL,
+	      "interval: the first report has no baseline: null: %s", line);
+	g.windows = 8;
+	g.windows_missed = 5;
+	g.throttled = 30;
+	g.throttled_wait_ns = 5000000 + 2000000;	/* 20 bios, 2 ms */
+	p.scale_downs = 4;
+	p.scale_ups = 1;
+	interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
+	line = json_row(render(top_print_json, &rep), "/iv/loose");
+	check(strstr(line, "\"interval\":{\"windows\":5,\"windows_missed\":2,"
+		     "\"throttled_bios\":20,\"throttled_wait_mean_us\":100.0,") != NULL,
+	      "interval: 5 windows, 2 missed, 20 bios throttled for 100 us: %s", line);
+	line = json_row(render(top_print_json, &rep), "/iv");
+	check(strstr(line, "\"scale_downs\":3,\"scale_ups\":1}") != NULL,
+	      "interval: the parent scaled its children down 3 times, up once: %s", line);
+	line = text_row(render(top_print_text, &rep), "/iv/loose");
+	check(strstr(line, " 2/5") && strstr(line, " 100 "),
+	      "interval: text: 2/5 windows missed, 100 us mean wait: %s", line);
+	line = excerpt(render(top_print_text, &rep), "`- children's", "\n");
+	check(strstr(line, "4 down / 1 up (3 / 1 in the interval)") != NULL,
+	      "interval: text: the parent's scalings in the interval: %s", line);
+	line = excerpt(render(top_print_prom, &rep),
+		       "iolat_throttled_wait_seconds_total{device=\"4000:1\",cgroup=\"/iv/loose\"}", "\n");
+	check(strstr(line, "} 0.007") != NULL,
+	      "interval: prometheus: the wait as a counter, in seconds: %s", line);
+	fixture_free(&fx);
+	regfree(&re);
+}
+
 /* -r cuts the rows shown, and the report says how many there were. */
 static void test_truncation(void)
 {
@@ -935,6 +992,7 @@ int main(int argc, char **argv)
 	test_tree_order();
 	test_truncation();
 	test_schema_rows();
+	test_interval_view();
 	test_preflight();
 	test_dev_partition();
 	test_ticks();
