@@ -4,6 +4,10 @@
 # Run 'make help' for the targets.
 
 BUILD ?= $(CURDIR)/build
+# Absolute, and passed to tools/ on its command line (a BUILD= given to
+# make reaches sub-makes as given, relative): BUILD=out built into, and
+# cleaned, tools/out.
+override BUILD := $(abspath $(BUILD))
 export BUILD
 
 .PHONY: help deps kernel kernel-debug tree check-patches check-notrace check-series \
@@ -24,7 +28,8 @@ help:
 	@echo 'make check-patches  checkpatch --strict every patch of patches/series'
 	@echo 'make check-notrace  W=1 without CONFIG_TRACEPOINTS: the series adds no warning'
 	@echo 'make check-series   build the kernel after each patch in turn'
-	@echo 'make clean          remove tool objects; distclean removes build/'
+	@echo 'make clean          remove the tools (build/tools); distclean removes build/'
+	@echo '                     (the kernel trees too: an hour to build again)'
 
 deps:
 	@guest/install-deps
@@ -52,7 +57,7 @@ guest:
 	@guest/run -- sh -c '$(CMD)'
 
 tools:
-	@$(MAKE) -s -C tools
+	@$(MAKE) -s -C tools BUILD=$(BUILD)
 
 # PREFIX and DESTDIR on the command line reach tools/Makefile.
 install uninstall:
@@ -90,7 +95,7 @@ bench: tools
 	@guest/run -t 900 -e IOLAT_TOOLS=$(BUILD)/tools -- $(CURDIR)/guest/bench
 
 clean:
-	@$(MAKE) -s -C tools clean
+	@$(MAKE) -s -C tools BUILD=$(BUILD) clean
 
 distclean: clean
 	rm -rf $(BUILD)

@@ -46,10 +46,56 @@ int iolat_libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, args);
 }
 
+/* The series' events, all of which the tools attach to. */
+static const char *const iolat_events[] = {
+	"iolatency_window", "iolatency_target", "iolatency_enable",
+	"iolatency_scale_cookie", "iolatency_scale_grp_clear",
+	"iolatency_scale_reset", "iolatency_scale_skip", "iolatency_depth",
+	"iolatency_throttle", "iolatency_use_delay", "iolatency_delay_charge",
+	"iolatency_delay_pay",
+};
+
+int iolat_preflight_btf(const char *tool, const struct btf *btf)
+{
+	char name[64], missing[512] = "";
+	size_t i, n = 0, nr = sizeof(iolat_events) / sizeof(*iolat_events);
+	int v2;
+
+	for (i = 0; i < nr; i++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", iolat_events[i]);
+		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0)
+			continue;
+		snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
+			 "%s%s", n++ ? ", " : "", iolat_events[i]);
+	}
+	if (n == nr) {
+		fprintf(stderr, "%s: this kernel has no iolatency tracepoints; "
+			"build it with the series in patches/ (see README.md)\n",
+			tool);
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	if (n) {
+		/* Another version of the series, or a partial backport. */
+		fprintf(stderr, "%s: this kernel has only some of the iolatency "
+			"tracepoints, not %s; build it with the series in patches/ "
+			"(see README.md)\n", tool, missing);
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	/* The events' second version passes the window as this struct. */
+	v2 = btf__find_by_name_kind(btf, "iolatency_window_info", BTF_KIND_STRUCT);
+	if (v2 < 0) {
+		fprintf(stderr, "%s: this kernel has an older version of the "
+			"iolatency tracepoints; build it with the series in "
+			"patches/ (see README.md)\n", tool);
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	return IOLAT_EXIT_OK;
+}
+
 int iolat_preflight(const char *tool)
 {
 	struct btf *btf;
-	int found, v2;
+	int err;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "%s: must be run as root (it loads BPF programs)\n",
@@ -67,25 +113,9 @@ int iolat_preflight(const char *tool)
 			strerror(errno));
 		return IOLAT_EXIT_UNSUPPORTED;
 	}
-	found = btf__find_by_name_kind(btf, "btf_trace_iolatency_window",
-				       BTF_KIND_TYPEDEF);
-	/* The events' second version passes the window as this struct. */
-	v2 = btf__find_by_name_kind(btf, "iolatency_window_info",
-				    BTF_KIND_STRUCT);
+	err = iolat_preflight_btf(tool, btf);
 	btf__free(btf);
-	if (found < 0) {
-		fprintf(stderr, "%s: this kernel has no iolatency tracepoints; "
-			"build it with the series in patches/ (see README.md)\n",
-			tool);
-		return IOLAT_EXIT_UNSUPPORTED;
-	}
-	if (v2 < 0) {
-		fprintf(stderr, "%s: this kernel has an older version of the "
-			"iolatency tracepoints; build it with the series in "
-			"patches/ (see README.md)\n", tool);
-		return IOLAT_EXIT_UNSUPPORTED;
-	}
-	return IOLAT_EXIT_OK;
+	return err;
 }
 
 int iolat_load_attach(const char *tool, struct bpf_object_skeleton *skel)
@@ -146,6 +176,41 @@ int iolat_parse_count(const char *tool, const char *arg, long *count)
 	return IOLAT_EXIT_OK;
 }
 
+static const char *sys_block = "/sys/dev/block";
+
+void iolat_sys_block_set(const char *dir)
+{
+	sys_block = dir ?: "/sys/dev/block";
+}
+
+/*
+ * io.latency works on whole disks, and its events name the disk a
+ * partition's bios went to: -d on a partition would match nothing.
+ * Refuse it, naming the disk (the partition's parent in sysfs).
+ */
+static int refuse_partition(const char *tool, const char *arg, __u32 dev)
+{
+	char path[PATH_MAX], target[PATH_MAX], *slash;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "%s/%u:%u/partition", sys_block,
+		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
+	if (access(path, F_OK))
+		return IOLAT_EXIT_OK;
+	snprintf(path, sizeof(path), "%s/%u:%u", sys_block, IOLAT_MAJOR(dev),
+		 IOLAT_MINOR(dev));
+	len = readlink(path, target, sizeof(target) - 1);
+	target[len > 0 ? len : 0] = '\0';
+	slash = strrchr(target, '/');
+	if (slash)
+		*slash = '\0';
+	slash = strrchr(target, '/');
+	fprintf(stderr, "%s: '%s' is a partition; io.latency works on whole "
+		"disks: use -d %s\n", tool, arg,
+		slash ? slash + 1 : target[0] ? target : "DISK");
+	return IOLAT_EXIT_USAGE;
+}
+
 int iolat_parse_dev(const char *tool, const char *arg, __u32 *dev)
 {
 	unsigned int ma, mi;
@@ -153,13 +218,13 @@ int iolat_parse_dev(const char *tool, const char *arg, __u32 *dev)
 	struct stat st;
 
 	if (sscanf(arg, "%u:%u%c", &ma, &mi, &extra) == 2) {
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", ma, mi);
+		snprintf(path, sizeof(path), "%s/%u:%u", sys_block, ma, mi);
 		if (access(path, F_OK)) {
 			fprintf(stderr, "%s: no block device %s\n", tool, arg);
 			return IOLAT_EXIT_USAGE;
 		}
 		*dev = IOLAT_MKDEV(ma, mi);
-		return IOLAT_EXIT_OK;
+		return refuse_partition(tool, arg, *dev);
 	}
 	if (strchr(arg, '/'))
 		snprintf(path, sizeof(path), "%s", arg);
@@ -171,7 +236,7 @@ int iolat_parse_dev(const char *tool, const char *arg, __u32 *dev)
 		return IOLAT_EXIT_USAGE;
 	}
 	*dev = IOLAT_MKDEV(major(st.st_rdev), minor(st.st_rdev));
-	return IOLAT_EXIT_OK;
+	return refuse_partition(tool, arg, *dev);
 }
 
 #define DEV_CACHE 64
@@ -194,7 +259,7 @@ static int dev_rotational_read(__u32 dev)
 	FILE *f;
 	int rot = -1;
 
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/rotational",
+	snprintf(path, sizeof(path), "%s/%u:%u/queue/rotational", sys_block,
 		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
 	f = fopen(path, "r");
 	if (!f)
@@ -218,7 +283,7 @@ static int dev_lookup(__u32 dev)
 	for (i = 0; i < dev_cache_n; i++)
 		if (dev_cache[i].dev == dev)
 			return i;
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
+	snprintf(link, sizeof(link), "%s/%u:%u", sys_block,
 		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
 	len = readlink(link, target, sizeof(target) - 1);
 	if (len <= 0)	/* gone: do not cache a stale name */
@@ -271,6 +336,21 @@ void iolat_raise_nofile(void)
 	}
 }
 
+void iolat_json_begin(FILE *f, const char *tool, double t, int decimals)
+{
+	fprintf(f, "{\"schema\":%d,\"tool\":\"%s\",\"time\":%.*f",
+		IOLAT_JSON_SCHEMA, tool, decimals, t);
+}
+
+const char *iolat_action_name(int action)
+{
+	static const char *const names[IOLAT_ACT_NR] = {
+		"ok", "hold", "few", "up", "not_owner", "down", "tighter", "offline",
+	};
+
+	return action >= 0 && action < IOLAT_ACT_NR ? names[action] : "?";
+}
+
 void iolat_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -285,6 +365,22 @@ void iolat_json_str(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+const char *iolat_text_str(char *buf, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 5 <= size; s++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c == 0x7f)
+			n += snprintf(buf + n, size - n, "\\x%02x", c);
+		else
+			buf[n++] = c;
+	}
+	buf[n] = '\0';
+	return buf;
 }
 
 const char *iolat_clock(double t)
@@ -370,6 +466,17 @@ static void check_stdout(void)
 
 void iolat_check_stdout_at_exit(const char *tool)
 {
+	/*
+	 * A write that fails inside stdio's own flush (the buffer filled)
+	 * leaves only the error flag, not its errno: iolat_flush() would say
+	 * EIO for a full disk.  A 64 KiB buffer holds --help and a report of
+	 * a few hundred rows, so their error comes from our flush, with its
+	 * reason.  (A terminal keeps its line buffering.)
+	 */
+	static char buf[65536];	/* glibc ignores the size without a buffer */
+
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, buf, _IOFBF, sizeof(buf));
 	exit_tool = tool;
 	signal(SIGPIPE, SIG_IGN);
 	atexit(check_stdout);

@@ -33,6 +33,12 @@ int iolat_libbpf_print(enum libbpf_print_level level, const char *fmt,
  * tracepoints (patches/); says which is missing.  Returns an exit status.
  */
 int iolat_preflight(const char *tool);
+struct btf;
+/*
+ * Its BTF part: every iolatency event of the series, in their second
+ * version; says which are missing.  Returns an exit status.
+ */
+int iolat_preflight_btf(const char *tool, const struct btf *btf);
 
 /* Load and attach a skeleton's programs, saying what failed. */
 int iolat_load_attach(const char *tool, struct bpf_object_skeleton *skel);
@@ -44,8 +50,13 @@ int iolat_parse_regex(const char *tool, const char *arg, regex_t *re);
 int iolat_parse_interval(const char *tool, const char *arg, double *secs);
 int iolat_parse_count(const char *tool, const char *arg, long *count);
 
-/* -d DEV: "nullb0", "/dev/nullb0" or "MAJ:MIN", to the kernel's dev_t. */
+/*
+ * -d DEV: "nullb0", "/dev/nullb0" or "MAJ:MIN", to the kernel's dev_t.  A
+ * partition is refused (exit 2), naming its disk.
+ */
 int iolat_parse_dev(const char *tool, const char *arg, __u32 *dev);
+/* Use @dir instead of /sys/dev/block (tests; NULL: back to it). */
+void iolat_sys_block_set(const char *dir);
 /*
  * The disk name of @dev ("nullb0"), or "MAJ:MIN" once it is gone.  Names
  * and queue types are cached until iolat_dev_cache_reset(): call it once
@@ -72,8 +83,24 @@ int iolat_flush(const char *tool, FILE *f);
 /* First thing in main(): ignore SIGPIPE; at exit, a failed stdout exits 1. */
 void iolat_check_stdout_at_exit(const char *tool);
 
+/*
+ * The JSON schema of both tools' -j records (README.md, "JSON records"):
+ * raised when a key is renamed or removed, or its unit or type changes.
+ */
+#define IOLAT_JSON_SCHEMA 1
+/* A record's first keys: {"schema":N,"tool":"@tool","time":@t (@decimals). */
+void iolat_json_begin(FILE *f, const char *tool, double t, int decimals);
+/* The name of an enum iolat_action ("down"), "?" when out of range. */
+const char *iolat_action_name(int action);
 /* Write @s as a JSON string, quotes included. */
 void iolat_json_str(FILE *f, const char *s);
+/*
+ * @s for a terminal, in @buf: control characters as \xNN (whoever may
+ * create a cgroup or name a task can put escape sequences in it).  A
+ * @size of 4 * strlen(s) + 1 holds all of it; less cuts it short.
+ */
+#define IOLAT_TEXT_LEN(n) (4 * (n) + 1)
+const char *iolat_text_str(char *buf, size_t size, const char *s);
 /* "HH:MM:SS.mmm" of @t (seconds since the epoch), local time. */
 const char *iolat_clock(double t);
 double iolat_now(void);	/* CLOCK_REALTIME in seconds */

@@ -15,6 +15,7 @@
 #include "iolat.h"
 #include "iolat-common.h"
 #include "iolat-cgroup.h"
+#include "iolat-snoop-output.h"
 #include "iolat-snoop.skel.h"
 
 #define TOOL "iolat-snoop"
@@ -47,11 +48,15 @@ static const char doc[] =
 "few_ios), a group's queue depth changing, induced delay switched on or\n"
 "off, tasks paying it, and io.latency switched on or off for a device\n"
 "(enable).  Windows that changed nothing, bios that slept for a slot and\n"
-"delay charges are many: -a shows them too.\n"
+"delay charges are many: -a shows them too.  Events the ring buffer\n"
+"could not take are said in the output, never skipped silently: a \"lost\"\n"
+"line (with -j a record: lost_events since the start, lost_events_new\n"
+"since the last one), and on stderr.\n"
 "\n"
 "EXIT STATUS: 0 ok (a reader of stdout that went away included), 1\n"
 "run-time error (stdout cannot be written included), 2 bad arguments, 3\n"
-"kernel without BTF or without the iolatency tracepoints, or not root.\n"
+"kernel without BTF or without all of the iolatency tracepoints (it names\n"
+"those missing), or not root.\n"
 "\n"
 "EXAMPLES:\n"
 "    " TOOL "                # decisions until Ctrl-C\n"
@@ -61,7 +66,7 @@ static const char doc[] =
 "    " TOOL " -a -j | jq .   # every event, as JSON lines\n";
 
 static const struct argp_option opts[] = {
-	{ "device", 'd', "DEV", 0, "Only this device (nullb0, /dev/nullb0 or MAJ:MIN)", 0 },
+	{ "device", 'd', "DEV", 0, "Only this disk (nullb0, /dev/nullb0 or MAJ:MIN); a partition is refused (exit 2): io.latency works on whole disks", 0 },
 	{ "cgroup", 'c', "REGEX", 0, "Only cgroups whose path matches REGEX (POSIX extended)", 0 },
 	{ "all", 'a', NULL, 0, "Also windows that changed nothing, bios that slept for a slot, delay charges", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
@@ -110,41 +115,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	}
 	return 0;
 }
-
-static const char *const actions[IOLAT_ACT_NR] = {
-	"ok", "hold", "few", "up", "not_owner", "down", "tighter", "offline",
-};
-
-static const char *const action_text[IOLAT_ACT_NR] = {
-	"nobody throttled",
-	"too soon after the last scale event, samples kept",
-	"too few samples to scale up, samples kept",
-	"scale cookie raised",
-	"another group owns the scaling",
-	"scale cookie lowered",
-	"a tighter sibling owns the scaling",
-	"the group lost its target meanwhile, nothing scaled",
-};
-
-static const char *const scale_by[IOLAT_BY_NR] = {
-	"window", "timer", "target", "offline",
-};
-
-static const char *const skip_reasons[IOLAT_REASON_NR] = {
-	"raced", "protected", "few_ios",
-};
-
-static const char *const target_by[IOLAT_TARGET_BY_NR] = {
-	"user", "offline",
-};
-
-static const char *const type_names[IOLAT_EV_NR] = {
-	"window", "target", "cookie", "culprit_forgotten", "depth",
-	"throttle", "use_delay", "delay_charge", "delay_pay", "enable",
-	"scale_reset", "scale_skip",
-};
-
-#define NAME(tab, i) ((unsigned)(i) < sizeof(tab) / sizeof(*(tab)) ? (tab)[i] : "?")
 
 /*
  * Cgroup paths by id.  Decisions carry the kernel's path, and each one
@@ -232,278 +202,6 @@ static const char *cgroup_path(__u64 id)
 	return path;
 }
 
-static const char *depth_str(__u32 d, char *buf, size_t len)
-{
-	if (d == IOLAT_DEPTH_MAX)
-		return "max";
-	snprintf(buf, len, "%u", d);
-	return buf;
-}
-
-static void json_depth(const char *key, __u32 d)
-{
-	if (d == IOLAT_DEPTH_MAX)
-		printf(",\"%s\":null", key);
-	else
-		printf(",\"%s\":%u", key, d);
-}
-
-static void json_str_or_null(const char *key, const char *s)
-{
-	printf(",\"%s\":", key);
-	if (s)
-		iolat_json_str(stdout, s);
-	else
-		printf("null");
-}
-
-/* "down", "up" or "none": which way the scale cookie went. */
-static const char *direction(__u32 old, __u32 new)
-{
-	return new < old ? "down" : new > old ? "up" : "none";
-}
-
-/* A window's verdict, the one its action rests on. */
-static const char *verdict(const struct iolat_event *e)
-{
-	if (e->window.action == IOLAT_ACT_OFFLINE)
-		return "offline";
-	if (e->window.met)
-		return "met";
-	return e->window.win_met ? "MISSED (accumulated)" : "MISSED";
-}
-
-static void print_json(const struct iolat_event *e, const char *path,
-		       const char *culprit, double t)
-{
-	printf("{\"time\":%.6f,\"event\":\"%s\",\"device\":", t, type_names[e->type]);
-	iolat_json_str(stdout, iolat_dev_name(e->dev));
-	json_str_or_null("cgroup", path);
-	if (e->cgroup_id)
-		printf(",\"cgroup_id\":%llu", (unsigned long long)e->cgroup_id);
-	else
-		printf(",\"cgroup_id\":null");
-
-	switch (e->type) {
-	case IOLAT_EV_WINDOW:
-		printf(",\"met\":%s,\"win_met\":%s,\"target_us\":%llu,\"win_ms\":%llu,"
-		       "\"samples\":%llu,\"acc_samples\":%llu",
-		       e->window.met ? "true" : "false",
-		       e->window.win_met ? "true" : "false",
-		       e->window.target_ns / 1000, e->window.win_ns / 1000000,
-		       e->window.samples, e->window.acc_samples);
-		if (e->window.ssd)
-			printf(",\"stat\":\"missed\",\"missed\":%llu,\"acc_missed\":%llu",
-			       e->window.missed, e->window.acc_missed);
-		else
-			printf(",\"stat\":\"mean\",\"mean_us\":%llu,\"acc_mean_us\":%llu",
-			       e->window.mean_ns / 1000, e->window.acc_mean_ns / 1000);
-		printf(",\"action\":\"%s\",\"cookie\":%u,\"scale_lat_us\":%llu",
-		       NAME(actions, e->window.action), e->window.cookie,
-		       e->window.scale_lat_ns / 1000);
-		break;
-	case IOLAT_EV_TARGET:
-		printf(",\"old_us\":%llu,\"new_us\":%llu,\"win_ms\":%llu,\"by\":\"%s\"",
-		       e->target.old_ns / 1000, e->target.new_ns / 1000,
-		       e->target.win_ns / 1000000, NAME(target_by, e->target.by));
-		break;
-	case IOLAT_EV_ENABLE:
-		printf(",\"old\":%s,\"new\":%s,\"nr_targets\":%d,\"frozen_us\":%llu",
-		       e->enable.old ? "true" : "false",
-		       e->enable.new ? "true" : "false", e->enable.nr_targets,
-		       e->enable.frozen_ns / 1000);
-		break;
-	case IOLAT_EV_COOKIE:
-	case IOLAT_EV_GRP_CLEAR:
-	case IOLAT_EV_RESET:
-		printf(",\"old\":%u,\"new\":%u,\"direction\":\"%s\",\"step\":%lld",
-		       e->scale.old, e->scale.new,
-		       direction(e->scale.old, e->scale.new),
-		       (long long)e->scale.new - e->scale.old);
-		if (e->type == IOLAT_EV_GRP_CLEAR)	/* as before the ids */
-			printf(",\"cookie\":%u", e->scale.new);
-		json_str_or_null("culprit", culprit);
-		if (e->scale.culprit_id)
-			printf(",\"culprit_id\":%llu", e->scale.culprit_id);
-		else
-			printf(",\"culprit_id\":null");
-		printf(",\"scale_lat_us\":%llu,\"idle_ms\":%llu,\"by\":\"%s\"",
-		       e->scale.scale_lat_ns / 1000, e->scale.idle_ns / 1000000,
-		       NAME(scale_by, e->scale.by));
-		break;
-	case IOLAT_EV_SKIP:
-		printf(",\"old\":%u,\"new\":%u,\"reason\":\"%s\",\"target_us\":%llu,"
-		       "\"scale_lat_us\":%llu,\"samples\":%llu,\"thresh\":%llu",
-		       e->skip.old, e->skip.new, NAME(skip_reasons, e->skip.reason),
-		       e->skip.target_ns / 1000, e->skip.scale_lat_ns / 1000,
-		       e->skip.samples, e->skip.thresh);
-		break;
-	case IOLAT_EV_DEPTH:
-		json_depth("old", e->depth.old);
-		json_depth("new", e->depth.new);
-		printf(",\"cookie\":%u,\"nr_requests\":%u", e->depth.cookie,
-		       e->depth.nr_requests);
-		break;
-	case IOLAT_EV_THROTTLE:
-		printf(",\"depth\":%u,\"inflight\":%u,\"wait_us\":%llu",
-		       e->throttle.depth, e->throttle.inflight,
-		       e->throttle.wait_ns / 1000);
-		break;
-	case IOLAT_EV_USE_DELAY:
-		printf(",\"old\":%d,\"new\":%d,\"delay_us\":%llu", e->use_delay.old,
-		       e->use_delay.new, e->use_delay.delay_ns / 1000);
-		break;
-	case IOLAT_EV_CHARGE:
-		printf(",\"lat_us\":%llu,\"charge_us\":%llu,\"delay_us\":%llu",
-		       e->charge.lat_ns / 1000, e->charge.charge_ns / 1000,
-		       e->charge.delay_ns / 1000);
-		break;
-	case IOLAT_EV_PAY:
-		printf(",\"pid\":%u,\"comm\":", e->pid);
-		iolat_json_str(stdout, e->comm);
-		printf(",\"delay_us\":%llu,\"sleep_us\":%llu,\"slept_us\":%llu,"
-		       "\"capped\":%s,\"memstall\":%s",
-		       e->pay.delay_ns / 1000, e->pay.sleep_ns / 1000,
-		       e->pay.slept_ns / 1000, e->pay.capped ? "true" : "false",
-		       e->pay.memstall ? "true" : "false");
-		break;
-	}
-	printf("}\n");
-}
-
-/* "/a/b (id 123)", or "cgroup id 123" for a cgroup gone before we looked. */
-static void print_culprit(const struct iolat_event *e, const char *culprit)
-{
-	if (culprit)
-		printf("%s (id %llu, ", culprit, e->scale.culprit_id);
-	else
-		printf("cgroup id %llu (", e->scale.culprit_id);
-	printf("target %lluus)", e->scale.scale_lat_ns / 1000);
-}
-
-static void print_text(const struct iolat_event *e, const char *path,
-		       const char *culprit, double t)
-{
-	char a[32], b[32], cg[32];
-
-	if (!path && e->cgroup_id)
-		snprintf(cg, sizeof(cg), "cgroup %llu", (unsigned long long)e->cgroup_id);
-	else if (!path)
-		snprintf(cg, sizeof(cg), "-");
-	printf("%s %-8s %-28s %-12s ", iolat_clock(t), iolat_dev_name(e->dev),
-	       path ?: cg, type_names[e->type]);
-
-	switch (e->type) {
-	case IOLAT_EV_WINDOW:
-		if (e->window.ssd)
-			printf("%s: %llu/%llu bios over %lluus in %llums, %llu/%llu accumulated",
-			       verdict(e), e->window.missed, e->window.samples,
-			       e->window.target_ns / 1000, e->window.win_ns / 1000000,
-			       e->window.acc_missed, e->window.acc_samples);
-		else
-			printf("%s: mean %lluus vs %lluus over %llu bios in %llums, "
-			       "%lluus over %llu accumulated", verdict(e),
-			       e->window.mean_ns / 1000, e->window.target_ns / 1000,
-			       e->window.samples, e->window.win_ns / 1000000,
-			       e->window.acc_mean_ns / 1000, e->window.acc_samples);
-		printf("; %s (cookie %u", NAME(action_text, e->window.action),
-		       e->window.cookie);
-		if (e->window.action == IOLAT_ACT_TIGHTER)
-			printf(", scaling for %lluus", e->window.scale_lat_ns / 1000);
-		printf(")");
-		break;
-	case IOLAT_EV_TARGET:
-		printf("target %lluus -> %lluus, window %llums%s",
-		       e->target.old_ns / 1000, e->target.new_ns / 1000,
-		       e->target.win_ns / 1000000,
-		       e->target.by == IOLAT_TARGET_BY_OFFLINE ? ", as the group went offline" : "");
-		break;
-	case IOLAT_EV_ENABLE:
-		printf("io.latency %s for the device (%d group%s with a target), queue frozen %lluus",
-		       e->enable.new ? "ON" : "OFF", e->enable.nr_targets,
-		       e->enable.nr_targets == 1 ? "" : "s", e->enable.frozen_ns / 1000);
-		break;
-	case IOLAT_EV_COOKIE:
-		printf("children scaled %s: cookie %u -> %u (step %lld), ",
-		       e->scale.new > e->scale.old ? "UP" : "DOWN", e->scale.old,
-		       e->scale.new, (long long)e->scale.new - e->scale.old);
-		if (e->scale.by == IOLAT_BY_TIMER)
-			printf("by the idle timer");
-		else if (e->scale.culprit_id) {
-			printf("for ");
-			print_culprit(e, culprit);
-		} else
-			printf("by a window, no culprit");
-		break;
-	case IOLAT_EV_GRP_CLEAR:
-		printf("forgot culprit ");
-		print_culprit(e, culprit);
-		printf(" after %llums without scaling (cookie %u)",
-		       e->scale.idle_ns / 1000000, e->scale.new);
-		break;
-	case IOLAT_EV_RESET:
-		printf("children's scaling reset: cookie %u -> %u, ", e->scale.old,
-		       e->scale.new);
-		if (e->scale.culprit_id) {
-			printf("culprit ");
-			print_culprit(e, culprit);
-			printf(" forgotten, ");
-		} else
-			printf("no culprit, ");
-		printf("%s", e->scale.by == IOLAT_BY_TARGET ? "a child's target was written" :
-		       e->scale.by == IOLAT_BY_OFFLINE ? "a child went offline" :
-		       NAME(scale_by, e->scale.by));
-		break;
-	case IOLAT_EV_SKIP:
-		printf("did not follow cookie %u -> %u: ", e->skip.old, e->skip.new);
-		switch (e->skip.reason) {
-		case IOLAT_REASON_RACED:
-			printf("raced, another bio took the change");
-			break;
-		case IOLAT_REASON_PROTECTED:
-			printf("protected, its target %lluus as tight as the %lluus that missed",
-			       e->skip.target_ns / 1000, e->skip.scale_lat_ns / 1000);
-			break;
-		case IOLAT_REASON_FEW_IOS:
-			printf("few_ios, %llu samples, at most 5%% of its siblings' (%llu)",
-			       e->skip.samples, e->skip.thresh);
-			break;
-		default:
-			printf("reason %d", e->skip.reason);
-		}
-		break;
-	case IOLAT_EV_DEPTH:
-		printf("depth %s -> %s (cookie %u, nr_requests %u)",
-		       depth_str(e->depth.old, a, sizeof(a)),
-		       depth_str(e->depth.new, b, sizeof(b)), e->depth.cookie,
-		       e->depth.nr_requests);
-		break;
-	case IOLAT_EV_THROTTLE:
-		printf("bio slept %lluus for a slot (depth %u, %u in flight)",
-		       e->throttle.wait_ns / 1000, e->throttle.depth,
-		       e->throttle.inflight);
-		break;
-	case IOLAT_EV_USE_DELAY:
-		printf("induced delay %s: use_delay %d -> %d, %lluus pending",
-		       e->use_delay.new > 0 ? (e->use_delay.old > 0 ? "deeper" : "ON") :
-		       "OFF", e->use_delay.old, e->use_delay.new,
-		       e->use_delay.delay_ns / 1000);
-		break;
-	case IOLAT_EV_CHARGE:
-		printf("root-issued bio took %lluus: charged %lluus, %lluus pending",
-		       e->charge.lat_ns / 1000, e->charge.charge_ns / 1000,
-		       e->charge.delay_ns / 1000);
-		break;
-	case IOLAT_EV_PAY:
-		printf("pid %u (%s) slept %.1fms of %.1fms owed%s%s", e->pid, e->comm,
-		       e->pay.slept_ns / 1e6, e->pay.delay_ns / 1e6,
-		       e->pay.capped ? " (capped at 250ms)" : "",
-		       e->pay.memstall ? ", as memory stall" : "");
-		break;
-	}
-	printf("\n");
-}
-
 static bool has_culprit(__u32 type)
 {
 	return type == IOLAT_EV_COOKIE || type == IOLAT_EV_GRP_CLEAR ||
@@ -543,24 +241,24 @@ static int handle_event(void *ctx, void *data, size_t len)
 		return 0;
 	t = t0_real + (e.ts_ns / 1e9 - t0_mono);
 	if (env.json)
-		print_json(&e, path, culprit, t);
+		snoop_print_json(stdout, &e, path, culprit, t);
 	else
-		print_text(&e, path, culprit, t);
+		snoop_print_text(stdout, &e, path, culprit, t);
 	output_err = iolat_flush(TOOL, stdout);
 	if (output_err)
 		iolat_exiting = 1;
 	return 0;
 }
 
+/* Lost events, in the output (never filtered out) and on stderr. */
 static void report_lost(struct iolat_snoop_bpf *obj, __u64 *reported)
 {
-	__u64 lost = obj->bss->lost;
-
-	if (lost > *reported) {
-		fprintf(stderr, TOOL ": lost %llu events (ring buffer full)\n",
-			(unsigned long long)(lost - *reported));
-		*reported = lost;
-	}
+	if (output_err || obj->bss->lost <= *reported)
+		return;
+	snoop_report_lost(stdout, env.json, iolat_now(), obj->bss->lost, reported);
+	output_err = iolat_flush(TOOL, stdout);
+	if (output_err)
+		iolat_exiting = 1;
 }
 
 int main(int argc, char **argv)
@@ -611,8 +309,7 @@ int main(int argc, char **argv)
 	t0_mono = iolat_mono();
 	end = env.duration ? t0_mono + env.duration : 0;
 	if (!env.json)
-		printf("%-12s %-8s %-28s %-12s %s\n", "TIME", "DEVICE", "CGROUP",
-		       "EVENT", "DECISION");
+		snoop_print_header(stdout);
 	fprintf(stderr, TOOL ": tracing io.latency decisions%s. Hit Ctrl-C to end.\n",
 		env.all ? " (all events)" : "");
 

@@ -12,10 +12,6 @@ const char *const top_sort_names[TOP_SORT_NR] = {
 	"path", "lat", "iops", "depth", "delay", "waits",
 };
 
-const char *const top_action_names[IOLAT_ACT_NR] = {
-	"ok", "hold", "few", "up", "not_owner", "down", "tighter", "offline",
-};
-
 static int cmp_key(__u32 da, __u64 ca, __u32 db, __u64 cb)
 {
 	if (da != db)
@@ -318,6 +314,30 @@ static double rate(__u64 now, __u64 before, double div)
 	return now < before ? NAN : (now - before) / div;
 }
 
+/*
+ * What happened to @r since @p, the previous interval: windows, bios
+ * throttled and their mean wait, a parent's scalings.  Unknown when a
+ * counter went backwards (another cgroup's baseline, an entry reset).
+ */
+static void interval_of(struct top_row *r, const struct top_prev *p)
+{
+	struct top_interval *in = &r->in;
+
+	if (r->g.windows < p->windows || r->g.windows_missed < p->windows_missed ||
+	    r->g.throttled < p->throttled ||
+	    r->g.throttled_wait_ns < p->throttled_wait_ns ||
+	    r->p.scale_downs < p->scale_downs || r->p.scale_ups < p->scale_ups)
+		return;
+	in->known = true;
+	in->windows = r->g.windows - p->windows;
+	in->windows_missed = r->g.windows_missed - p->windows_missed;
+	in->throttled = r->g.throttled - p->throttled;
+	in->wait_mean_us = in->throttled ?
+		(r->g.throttled_wait_ns - p->throttled_wait_ns) / 1e3 / in->throttled : NAN;
+	in->scale_downs = r->p.scale_downs - p->scale_downs;
+	in->scale_ups = r->p.scale_ups - p->scale_ups;
+}
+
 int top_model_compute(struct top_model *m, double secs)
 {
 	struct top_prev *np;
@@ -333,7 +353,11 @@ int top_model_compute(struct top_model *m, double secs)
 
 		np[i] = (struct top_prev){ r->dev, r->cgid, r->io.rbytes, r->io.wbytes,
 					   r->io.ios, r->g.charged_ns, r->g.paid_ns,
-					   r->g.throttled, !r->io_err };
+					   r->g.throttled, !r->io_err, r->g.windows,
+					   r->g.windows_missed, r->g.throttled_wait_ns,
+					   r->p.scale_downs, r->p.scale_ups };
+		if (p)
+			interval_of(r, p);
 		if (r->io_err || (p && !p->io_ok))
 			r->iops = r->rmbps = r->wmbps = NAN;
 		if (p && secs > 0) {

@@ -21,7 +21,6 @@
 enum top_sort { TOP_SORT_PATH, TOP_SORT_LAT, TOP_SORT_IOPS, TOP_SORT_DEPTH,
 		TOP_SORT_DELAY, TOP_SORT_WAITS, TOP_SORT_NR };
 extern const char *const top_sort_names[TOP_SORT_NR];
-extern const char *const top_action_names[IOLAT_ACT_NR];
 
 struct top_row {
 	__u32 dev;
@@ -39,6 +38,17 @@ struct top_row {
 	 */
 	double iops, rmbps, wmbps, charged, paid, waits;
 	const char *state;
+	/*
+	 * What happened during the interval, from the counters' growth: not
+	 * known on a row's first interval, or when a counter went backwards.
+	 */
+	struct top_interval {
+		bool known;
+		__u64 windows, windows_missed;
+		__u64 throttled;
+		double wait_mean_us;		/* NAN: no bio throttled */
+		__u64 scale_downs, scale_ups;	/* of a parent's children */
+	} in;
 };
 
 /* What the previous interval saw of a row, for rates. */
@@ -47,6 +57,8 @@ struct top_prev {
 	__u64 cgid;
 	__u64 rbytes, wbytes, ios, charged_ns, paid_ns, throttled;
 	bool io_ok;		/* rbytes, wbytes and ios were read */
+	__u64 windows, windows_missed, throttled_wait_ns;
+	__u64 scale_downs, scale_ups;
 };
 
 struct top_model {

@@ -31,14 +31,40 @@ static const char *text_rate(char *buf, size_t len, const char *fmt, double v)
 	return buf;
 }
 
+/* ,"interval":{...}: what happened during it; null when unknown. */
+static void json_interval(FILE *f, const struct top_row *r)
+{
+	const struct top_interval *in = &r->in;
+
+	if (!in->known) {
+		fputs(",\"interval\":null", f);
+		return;
+	}
+	fprintf(f, ",\"interval\":{\"windows\":%llu,\"windows_missed\":%llu,"
+		"\"throttled_bios\":%llu", (unsigned long long)in->windows,
+		(unsigned long long)in->windows_missed,
+		(unsigned long long)in->throttled);
+	json_rate(f, "throttled_wait_mean_us", "%.1f", in->wait_mean_us);
+	/* A parent's children's scalings; null for a group that is none. */
+	if (r->has_parent)
+		fprintf(f, ",\"scale_downs\":%llu,\"scale_ups\":%llu}",
+			(unsigned long long)in->scale_downs,
+			(unsigned long long)in->scale_ups);
+	else
+		fputs(",\"scale_downs\":null,\"scale_ups\":null}", f);
+}
+
 void top_print_json(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
 	__u64 now_ns = rep->now_ns;
 	size_t i, n = m->n < rep->rows ? m->n : rep->rows;
 
-	fprintf(f, "{\"time\":%.3f,\"interval_s\":%.3f,\"lost_events\":%llu,\"cgroups\":[",
-	       rep->time, rep->secs, rep->lost);
+	/* rows_shown < rows_total: -r cut the report. */
+	iolat_json_begin(f, IOLAT_TOP, rep->time, 3);
+	fprintf(f, ",\"interval_s\":%.3f,\"lost_events\":%llu,"
+		"\"rows_total\":%zu,\"rows_shown\":%zu,\"cgroups\":[",
+		rep->secs, rep->lost, m->n, n);
 	for (i = 0; i < n; i++) {
 		const struct top_row *r = &m->v[i];
 
@@ -55,15 +81,14 @@ void top_print_json(FILE *f, const struct top_report *rep)
 		if (r->g.has_window) {
 			fprintf(f, ",\"window\":{\"met\":%s,\"win_met\":%s,\"verdict\":\"%s\","
 			       "\"samples\":%llu,\"acc_samples\":%llu,\"win_ms\":%llu,"
-			       "\"idle\":%s,\"action\":%u,\"action_name\":\"%s\",",
+			       "\"idle\":%s,\"action\":\"%s\",",
 			       r->g.last_met ? "true" : "false",
 			       r->g.last_win_met ? "true" : "false", top_row_verdict(r),
 			       (unsigned long long)r->g.last_samples,
 			       (unsigned long long)r->g.acc_samples,
 			       (unsigned long long)(r->g.win_ns / 1000000),
-			       top_window_idle(r, now_ns) ? "true" : "false", r->g.last_action,
-			       r->g.last_action < IOLAT_ACT_NR ?
-			       top_action_names[r->g.last_action] : "?");
+			       top_window_idle(r, now_ns) ? "true" : "false",
+			       iolat_action_name(r->g.last_action));
 			if (r->g.ssd)
 				fprintf(f, "\"stat\":\"missed\",\"missed\":%llu,\"missed_pct\":%.1f,"
 				       "\"acc_missed\":%llu,\"acc_missed_pct\":%.1f}",
@@ -92,13 +117,19 @@ void top_print_json(FILE *f, const struct top_report *rep)
 			fprintf(f, ",\"cookie\":%u", r->g.cookie);
 		else
 			fprintf(f, ",\"cookie\":null");
-		fprintf(f, ",\"state\":\"%s\",\"use_delay\":%d", r->state, r->g.use_delay);
+		fprintf(f, ",\"state\":\"%s\"", r->state);
+		/* Unknown (no event, no blkcg_debug_stats) is not 0. */
+		if (r->g.has_use_delay)
+			fprintf(f, ",\"use_delay\":%d", r->g.use_delay);
+		else
+			fprintf(f, ",\"use_delay\":null");
 		json_rate(f, "delay_charged_ms_per_s", "%.3f", r->charged);
 		json_rate(f, "delay_paid_ms_per_s", "%.3f", r->paid);
 		json_rate(f, "throttled_bios_per_s", "%.1f", r->waits);
 		fprintf(f, ",\"delay_charged_ms\":%.3f,\"delay_paid_ms\":%.3f,\"throttled_bios\":%llu",
 		       r->g.charged_ns / 1e6, r->g.paid_ns / 1e6,
 		       (unsigned long long)r->g.throttled);
+		json_interval(f, r);
 		if (r->has_group)
 			fprintf(f, ",\"scale_skips\":{\"raced\":%llu,\"protected\":%llu,"
 			       "\"few_ios\":%llu}",
@@ -139,24 +170,10 @@ static const char *path_tail(const char *path, int width)
 	return len > width ? path + len - width : path;
 }
 
-/*
- * @s for a terminal: control characters as \xNN (a cgroup name can hold
- * an escape sequence).  In @buf, which holds 4 * PATH_MAX + 1.
- */
+/* @s escaped for a terminal (iolat_text_str()), in @buf. */
 static const char *text_name(char *buf, const char *s)
 {
-	size_t n = 0;
-
-	for (; *s && n < 4 * PATH_MAX - 4; s++) {
-		unsigned char c = *s;
-
-		if (c < 0x20 || c == 0x7f)
-			n += sprintf(buf + n, "\\x%02x", c);
-		else
-			buf[n++] = c;
-	}
-	buf[n] = '\0';
-	return buf;
+	return iolat_text_str(buf, IOLAT_TEXT_LEN(PATH_MAX), s);
 }
 
 void top_print_text(FILE *f, const struct top_report *rep)
@@ -165,16 +182,21 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	__u64 now_ns = rep->now_ns;
 	size_t i, n = m->n < rep->rows ? m->n : rep->rows;
 	char target[16], lat[16], acc[16], depth[16], cookie[16], samp[16];
-	static char name[4 * PATH_MAX + 1];
+	static char name[IOLAT_TEXT_LEN(PATH_MAX)];
 	char culprit_id[32], iops[32], mbps[32], chg[32], paid[32], waits[32];
+	char miss[48], wait_us[32];
 
 	if (!rep->batch)
 		fprintf(f, "\033[H\033[2J");
-	fprintf(f, "%s  " IOLAT_TOP "  interval %.1fs  %zu rows  lost %llu events\n",
-	       iolat_clock(rep->time), rep->secs, m->n, rep->lost);
-	fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %7s %7s %5s %8s %-10s %6s %6s %6s\n",
+	fprintf(f, "%s  " IOLAT_TOP "  interval %.1fs  %zu rows", iolat_clock(rep->time),
+		rep->secs, m->n);
+	if (n < m->n)
+		fprintf(f, " (%zu shown, -r)", n);
+	fprintf(f, "  lost %llu events\n", rep->lost);
+	fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %7s %7s %5s %8s %-10s %6s %6s %6s %6s %7s\n",
 	       "DEVICE", "CGROUP", "TARGET", "WINLAT", "ACCLAT", "SAMP", "VERDICT",
-	       "IOPS", "MB/s", "DEPTH", "COOKIE", "STATE", "CHG/s", "PAID/s", "WAIT/s");
+	       "IOPS", "MB/s", "DEPTH", "COOKIE", "STATE", "CHG/s", "PAID/s", "WAIT/s",
+	       "WAITus", "MISSED");
 	for (i = 0; i < n; i++) {
 		const struct top_row *r = &m->v[i];
 
@@ -202,7 +224,18 @@ void top_print_text(FILE *f, const struct top_report *rep)
 		else
 			snprintf(depth, sizeof(depth), "%u", r->g.depth);
 		snprintf(cookie, sizeof(cookie), r->g.cookie ? "%u" : "-", r->g.cookie);
-		fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %7s %7s %5s %8s %-10s %6s %6s %6s\n",
+		/* The interval's: windows missed of those ended, mean wait. */
+		if (r->in.known && r->in.windows)
+			snprintf(miss, sizeof(miss), "%llu/%llu",
+				 (unsigned long long)r->in.windows_missed,
+				 (unsigned long long)r->in.windows);
+		else
+			snprintf(miss, sizeof(miss), "-");
+		text_rate(wait_us, sizeof(wait_us), "%.0f",
+			  r->in.known && r->in.throttled ? r->in.wait_mean_us : NAN);
+		if (!r->in.known || !r->in.throttled)
+			snprintf(wait_us, sizeof(wait_us), "-");
+		fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %7s %7s %5s %8s %-10s %6s %6s %6s %6s %7s\n",
 		       iolat_dev_name(r->dev), path_tail(text_name(name, r->path), 28), target, lat,
 		       acc, samp, r->g.has_window && !top_window_idle(r, now_ns) ?
 		       top_row_verdict(r) : "-",
@@ -210,20 +243,25 @@ void top_print_text(FILE *f, const struct top_report *rep)
 		       text_rate(mbps, sizeof(mbps), "%.1f", r->rmbps + r->wmbps), depth,
 		       cookie, r->state, text_rate(chg, sizeof(chg), "%.1f", r->charged),
 		       text_rate(paid, sizeof(paid), "%.1f", r->paid),
-		       text_rate(waits, sizeof(waits), "%.0f", r->waits));
+		       text_rate(waits, sizeof(waits), "%.0f", r->waits), wait_us, miss);
 		if (r->has_parent && (r->p.cookie < TOP_DEFAULT_COOKIE || r->p.culprit_id)) {
 			const char *culprit = top_row_culprit(m, r);
 
 			/* A culprit gone meanwhile is still named, by its id. */
 			snprintf(culprit_id, sizeof(culprit_id), "cgroup id %llu",
 				 (unsigned long long)r->p.culprit_id);
-			fprintf(f, "%-8s   `- children's cookie %u (%lld), %s%s, %llu down / %llu up\n",
+			fprintf(f, "%-8s   `- children's cookie %u (%lld), %s%s, %llu down / %llu up",
 			       "", r->p.cookie, (long long)r->p.cookie - TOP_DEFAULT_COOKIE,
 			       r->p.culprit_id ? "scaled for " : "no culprit",
 			       !r->p.culprit_id ? "" :
 			       culprit ? text_name(name, culprit) : culprit_id,
 			       (unsigned long long)r->p.scale_downs,
 			       (unsigned long long)r->p.scale_ups);
+			if (r->in.known)
+				fprintf(f, " (%llu / %llu in the interval)",
+					(unsigned long long)r->in.scale_downs,
+					(unsigned long long)r->in.scale_ups);
+			fputc('\n', f);
 		}
 	}
 	if (rep->batch)
@@ -278,6 +316,7 @@ PROM_GETTER(get_use_delay, r->g.has_use_delay, r->g.use_delay)
 PROM_GETTER(get_windows, r->has_group, r->g.windows)
 PROM_GETTER(get_windows_missed, r->has_group, r->g.windows_missed)
 PROM_GETTER(get_throttled, r->has_group, r->g.throttled)
+PROM_GETTER(get_throttled_wait, r->has_group, r->g.throttled_wait_ns / 1e9)
 PROM_GETTER(get_charged, r->has_group, r->g.charged_ns / 1e9)
 PROM_GETTER(get_paid, r->has_group, r->g.paid_ns / 1e9)
 PROM_GETTER(get_children_cookie, r->has_parent, r->p.cookie)
@@ -311,6 +350,9 @@ static const struct prom_metric prom_metrics[] = {
 	  PROM_GROUP, get_windows_missed },
 	{ "iolat_throttled_bios_total", "counter", "Bios that slept for a depth slot",
 	  PROM_GROUP, get_throttled },
+	{ "iolat_throttled_wait_seconds_total", "counter",
+	  "Time bios slept for a depth slot (over iolat_throttled_bios_total: the mean wait)",
+	  PROM_GROUP, get_throttled_wait },
 	{ "iolat_delay_charged_seconds_total", "counter", "Induced delay charged",
 	  PROM_GROUP, get_charged },
 	{ "iolat_delay_paid_seconds_total", "counter",

@@ -66,13 +66,16 @@ static const char doc[] =
 "           since " TOOL " started, and io.stat without blkcg_debug_stats)\n"
 "  CHG/s PAID/s  induced delay charged and slept off, ms per second\n"
 "  WAIT/s   bios per second that slept for a depth slot\n"
+"  WAITus   their mean wait over the interval\n"
+"  MISSED   windows that missed of those that ended in the interval\n"
 "A parent's row shows its children's cookie and the culprit scaling them\n"
 "(the child cgroup, found by its id).\n"
 "\n"
 "EXIT STATUS: 0 ok (a reader of stdout that went away included), 1\n"
 "run-time error (stdout cannot be written included), 2 bad arguments (a\n"
 "-P FILE that cannot be written included), 3 kernel without BTF or\n"
-"without the iolatency tracepoints, or not root.\n"
+"without all of the iolatency tracepoints (it names those missing), or\n"
+"not root.\n"
 "\n"
 "EXAMPLES:\n"
 "    " TOOL "                # refresh every second until Ctrl-C\n"
@@ -91,13 +94,14 @@ static const char doc[] =
 "accumulated statistic, the verdict (1 met), depth (+Inf: unlimited),\n"
 "scale cookie, use_delay, and counters since " TOOL " started:\n"
 "windows, missed windows, scale-ups and downs (on the parent), throttled\n"
-"bios, induced delay charged and paid in seconds, lost events.\n";
+"bios and their wait, induced delay charged and paid in seconds, lost\n"
+"events.\n";
 
 static const struct argp_option opts[] = {
-	{ "device", 'd', "DEV", 0, "Only this device (nullb0, /dev/nullb0 or MAJ:MIN)", 0 },
+	{ "device", 'd', "DEV", 0, "Only this disk (nullb0, /dev/nullb0 or MAJ:MIN); a partition is refused (exit 2): io.latency works on whole disks", 0 },
 	{ "cgroup", 'c', "REGEX", 0, "Only cgroups whose path matches REGEX (POSIX extended)", 0 },
 	{ "sort", 's', "KEY", 0, "Sort flat by path, lat, iops, depth, delay or waits (default: the cgroup tree)", 0 },
-	{ "rows", 'r', "ROWS", 0, "At most ROWS rows (default 1000)", 0 },
+	{ "rows", 'r', "ROWS", 0, "At most ROWS rows (default 1000); the header, or -j's rows_total and rows_shown, say how many there were", 0 },
 	{ "batch", 'b', NULL, 0, "No screen control (the default when stdout is not a terminal)", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per interval", 0 },
 	{ "prometheus", 'P', "FILE", 0, "Also write Prometheus metrics to FILE each interval", 0 },

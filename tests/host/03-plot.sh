@@ -31,9 +31,9 @@ synth() {
 		esac
 		use=0 chg=0.000 paid=0.000
 		if [ "$i" -ge 9 ] && [ "$i" -le 25 ]; then use=$(( (i - 7) / 2 )) chg=$((i * 3)).500 paid=$((i * 2)).250; fi
-		win='{"met":false,"samples":41,"win_ms":100,"idle":false,"action":5,"stat":"missed","missed":41,"missed_pct":100.0}'
-		[ "$i" -ge 25 ] && win='{"met":true,"samples":40,"win_ms":100,"idle":true,"action":0,"stat":"missed","missed":0,"missed_pct":0.0}'
-		printf '{"time":%s.%03d,"interval_s":1.000,"lost_events":0,"cgroups":[' $((1764763200 + i)) $((RANDOM % 1000))
+		win='{"met":false,"samples":41,"win_ms":100,"idle":false,"action":"down","stat":"missed","missed":41,"missed_pct":100.0}'
+		[ "$i" -ge 25 ] && win='{"met":true,"samples":40,"win_ms":100,"idle":true,"action":"ok","stat":"missed","missed":0,"missed_pct":0.0}'
+		printf '{"schema":1,"tool":"iolat-top","time":%s.%03d,"interval_s":1.000,"lost_events":0,"cgroups":[' $((1764763200 + i)) $((RANDOM % 1000))
 		row iolat0 false /iolat-p 4242 null null null 0 0.000 0.000 \
 			'{"cookie":999968,"culprit":"/iolat-p/tight","scale_downs":16,"scale_ups":0,"timer_ups":0}'
 		printf ,
@@ -41,7 +41,7 @@ synth() {
 		printf ,
 		row iolat0 false /iolat-p/tight 4244 1000 "$win" null 0 0.000 0.000
 		if [ "$2" = mixed ]; then
-			rwin="{\"met\":$( [ $((i % 3)) = 0 ] && echo true || echo false),\"samples\":30,\"win_ms\":400,\"idle\":false,\"action\":1,\"stat\":\"mean\",\"mean_us\":$((18000 + (i % 5) * 3000))}"
+			rwin="{\"met\":$( [ $((i % 3)) = 0 ] && echo true || echo false),\"samples\":30,\"win_ms\":400,\"idle\":false,\"action\":\"hold\",\"stat\":\"mean\",\"mean_us\":$((18000 + (i % 5) * 3000))}"
 			printf ,
 			row vda true '/iolat-r/db \"quoted\"' 5000 25000 "$rwin" null 0 0.000 0.000
 		fi

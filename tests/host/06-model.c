@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 #include "iolat-common.h"
 #include "iolat-cgroup.h"
 #include "iolat-top-model.h"
@@ -26,6 +27,7 @@
 
 static int failed, checks;
 static char root[4096];
+static FILE *records;	/* JSON reports for the schema check (argv[2]) */
 
 static void check(int ok, const char *fmt, ...)
 {
@@ -380,6 +382,14 @@ static void test_state_unknown(void)
 	check(strstr(json_row(render(top_print_json, &rep), "/s/nodebug"),
 		     "\"depth\":null,\"cookie\":null,\"state\":\"unknown\"") != NULL,
 	      "state: JSON: %s", json_row(render(top_print_json, &rep), "/s/nodebug"));
+	check(strstr(json_row(render(top_print_json, &rep), "/s/nodebug"),
+		     "\"use_delay\":null") != NULL,
+	      "state: use_delay unknown: JSON null, not 0: %s",
+	      json_row(render(top_print_json, &rep), "/s/nodebug"));
+	check(strstr(json_row(render(top_print_json, &rep), "/s/debug"),
+		     "\"use_delay\":0") != NULL,
+	      "state: use_delay=0 in io.stat: JSON 0: %s",
+	      json_row(render(top_print_json, &rep), "/s/debug"));
 	fixture_free(&fx);
 }
 
@@ -446,6 +456,284 @@ static void test_tree_order(void)
 	}
 	check(n == 5, "sort: tree order /o /o/child /o/child/z /o-x /o.b:%s", got);
 	fixture_free(&fx);
+}
+
+/*
+ * A report with every shape of row: a window of each statistic, a
+ * parent with its culprit, a row from io.stat alone; written to the
+ * records for 06-model.sh's check of the README's keys.
+ */
+static void test_schema_rows(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k[2], pk;
+	struct iolat_group g[2] = {
+		{ .has_window = 1, .ssd = 1, .last_samples = 40, .last_missed = 40,
+		  .acc_samples = 40, .acc_missed = 40, .win_ns = 100000000,
+		  .last_action = IOLAT_ACT_DOWN, .windows = 3, .windows_missed = 3,
+		  .depth = IOLAT_DEPTH_MAX, .has_depth = 1, .cookie = 999996,
+		  .has_use_delay = 1 },
+		{ .has_window = 1, .last_samples = 30, .last_mean_ns = 2500000,
+		  .acc_samples = 30, .acc_mean_ns = 2400000, .win_ns = 400000000,
+		  .last_met = 1, .last_win_met = 1, .last_action = IOLAT_ACT_HOLD,
+		  .depth = 2, .has_depth = 1, .use_delay = 1, .has_use_delay = 1 },
+	};
+	struct iolat_parent p = { .cookie = 999996, .scale_downs = 1,
+				  .scale_lat_ns = 1000000 };
+	struct top_report rep;
+	const char *out;
+	regex_t re;
+
+	regcomp(&re, "^/j", REG_EXTENDED | REG_NOSUB);
+	mkcg("/j");
+	mkcg("/j/ssd");
+	mkcg("/j/rot");
+	mkcg("/j/io");
+	put("/j/io.latency", "%u:%u target=5000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	put("/j/ssd/io.latency", "%u:%u target=1000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	put("/j/io/io.stat", "%s", iostat_line(DEV1, 4096, 1, NULL));
+	scan(&fx);
+	fx.m.re = &re;
+	k[0] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/j/ssd"), .dev = DEV1 };
+	k[1] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/j/rot"), .dev = DEV1 };
+	pk = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/j"), .dev = DEV1 };
+	p.culprit_id = k[0].cgroup_id;
+	interval(&fx, k, g, 2, &pk, &p, 1, 1);
+	interval(&fx, k, g, 2, &pk, &p, 1, 1);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true,
+				   .time = 1764763200.5 };
+	out = render(top_print_json, &rep);
+	if (records)
+		fputs(out, records);
+	check(strstr(out, "{\"schema\":1,\"tool\":\"iolat-top\",\"time\":") == out &&
+	      strstr(out, "\"action\":\"down\"") && !strstr(out, "action_name"),
+	      "json: schema 1, actions as strings: %.100s", out);
+	fixture_free(&fx);
+	regfree(&re);
+}
+
+/*
+ * What happened during the interval, not only the state at its end:
+ * windows and misses, bios throttled and their mean wait, a parent's
+ * scalings, from the growth of the counters since the last report.
+ */
+static void test_interval_view(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k, pk;
+	struct iolat_group g = { .has_window = 1, .ssd = 1, .windows = 3,
+				 .windows_missed = 3, .throttled = 10,
+				 .throttled_wait_ns = 5000000, .depth = 1, .has_depth = 1 };
+	struct iolat_parent p = { .cookie = 999990, .scale_downs = 1 };
+	struct top_report rep;
+	const char *line;
+	regex_t re;
+
+	regcomp(&re, "^/iv", REG_EXTENDED | REG_NOSUB);
+	mkcg("/iv");
+	mkcg("/iv/loose");
+	scan(&fx);
+	fx.m.re = &re;
+	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/iv/loose"), .dev = DEV1 };
+	pk = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/iv"), .dev = DEV1 };
+	interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
+	line = json_row(render(top_print_json, &rep), "/iv/loose");
+	check(strstr(line, "\"interval\":null") != NULL,
+	      "interval: the first report has no baseline: null: %s", line);
+	g.windows = 8;
+	g.windows_missed = 5;
+	g.throttled = 30;
+	g.throttled_wait_ns = 5000000 + 2000000;	/* 20 bios, 2 ms */
+	p.scale_downs = 4;
+	p.scale_ups = 1;
+	interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
+	line = json_row(render(top_print_json, &rep), "/iv/loose");
+	check(strstr(line, "\"interval\":{\"windows\":5,\"windows_missed\":2,"
+		     "\"throttled_bios\":20,\"throttled_wait_mean_us\":100.0,") != NULL,
+	      "interval: 5 windows, 2 missed, 20 bios throttled for 100 us: %s", line);
+	line = json_row(render(top_print_json, &rep), "/iv");
+	check(strstr(line, "\"scale_downs\":3,\"scale_ups\":1}") != NULL,
+	      "interval: the parent scaled its children down 3 times, up once: %s", line);
+	line = text_row(render(top_print_text, &rep), "/iv/loose");
+	check(strstr(line, " 2/5") && strstr(line, " 100 "),
+	      "interval: text: 2/5 windows missed, 100 us mean wait: %s", line);
+	line = excerpt(render(top_print_text, &rep), "`- children's", "\n");
+	check(strstr(line, "4 down / 1 up (3 / 1 in the interval)") != NULL,
+	      "interval: text: the parent's scalings in the interval: %s", line);
+	line = excerpt(render(top_print_prom, &rep),
+		       "iolat_throttled_wait_seconds_total{device=\"4000:1\",cgroup=\"/iv/loose\"}", "\n");
+	check(strstr(line, "} 0.007") != NULL,
+	      "interval: prometheus: the wait as a counter, in seconds: %s", line);
+	fixture_free(&fx);
+	regfree(&re);
+}
+
+/* -r cuts the rows shown, and the report says how many there were. */
+static void test_truncation(void)
+{
+	struct fixture fx = {};
+	struct top_report rep;
+	const char *out, *c;
+	int objects = 0;
+	regex_t re;
+
+	regcomp(&re, "^/cut", REG_EXTENDED | REG_NOSUB);
+	mkcg("/cut");
+	mkcg("/cut/a");
+	mkcg("/cut/b");
+	put("/cut/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	put("/cut/a/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	put("/cut/b/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
+	scan(&fx);
+	fx.m.dev = DEV2;
+	fx.m.re = &re;
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 2, .batch = true };
+	out = render(top_print_json, &rep);
+	for (c = out; (c = strstr(c, "{\"device\":")); c++)
+		objects++;
+	check(fx.m.n == 3 && objects == 2 && strstr(out, "\"rows_total\":3,\"rows_shown\":2,"),
+	      "rows: -r 2 of 3: JSON says so (%d objects): %.120s", objects, out);
+	out = render(top_print_text, &rep);
+	check(strstr(out, "3 rows (2 shown, -r)") != NULL,
+	      "rows: -r 2 of 3: text says so: %.100s", out);
+	rep.rows = 100;
+	out = render(top_print_json, &rep);
+	check(strstr(out, "\"rows_total\":3,\"rows_shown\":3,") != NULL,
+	      "rows: all 3 shown: %.120s", out);
+	fixture_free(&fx);
+	regfree(&re);
+}
+
+/* iolat_parse_dev(@arg)'s status, what it said in @said, the dev in *@dev. */
+static int parse_dev(const char *arg, __u32 *dev, char *said, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), rc;
+	size_t n;
+
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	rc = iolat_parse_dev("iolat-top", arg, dev);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(said, 1, len - 1, tmp);
+	said[n] = '\0';
+	fclose(tmp);
+	return rc;
+}
+
+/*
+ * -d on a partition: io.latency works on whole disks, and the events name
+ * the disk, so a partition would match nothing.  Refused, naming the disk.
+ * A fake /sys/dev/block: 4001:0 the disk fake0, 4001:1 its partition.
+ */
+static void test_dev_partition(void)
+{
+	char sys[8192], fn[8300], said[1024];
+	__u32 dev = 0;
+	int rc;
+
+	snprintf(sys, sizeof(sys), "%s/../sys", root);
+	mkdir(sys, 0755);
+	snprintf(fn, sizeof(fn), "%s/devices", sys);
+	mkdir(fn, 0755);
+	snprintf(fn, sizeof(fn), "%s/devices/fake0", sys);
+	mkdir(fn, 0755);
+	snprintf(fn, sizeof(fn), "%s/devices/fake0/fake0p1", sys);
+	mkdir(fn, 0755);
+	snprintf(fn, sizeof(fn), "%s/devices/fake0/fake0p1/partition", sys);
+	close(creat(fn, 0644));
+	snprintf(fn, sizeof(fn), "%s/block", sys);
+	mkdir(fn, 0755);
+	snprintf(fn, sizeof(fn), "%s/block/4001:0", sys);
+	symlink("../devices/fake0", fn);
+	snprintf(fn, sizeof(fn), "%s/block/4001:1", sys);
+	symlink("../devices/fake0/fake0p1", fn);
+	snprintf(fn, sizeof(fn), "%s/block", sys);
+	iolat_sys_block_set(fn);
+	rc = parse_dev("4001:0", &dev, said, sizeof(said));
+	check(rc == 0 && dev == IOLAT_MKDEV(4001U, 0U), "-d: a disk: ok (%d, '%s')", rc, said);
+	rc = parse_dev("4001:1", &dev, said, sizeof(said));
+	check(rc == IOLAT_EXIT_USAGE && strstr(said, "partition") && strstr(said, "-d fake0"),
+	      "-d: a partition: exit 2, naming its disk (%d, '%s')", rc, said);
+	iolat_sys_block_set(NULL);
+	iolat_dev_cache_reset();
+}
+
+/* A fake kernel BTF with the events of @names (NULL-terminated). */
+static struct btf *fake_btf(const char *const *names, bool v2)
+{
+	struct btf *btf = btf__new_empty();
+	char name[64];
+	int id = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+
+	for (; *names; names++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", *names);
+		btf__add_typedef(btf, name, id);
+	}
+	if (v2) {
+		btf__add_struct(btf, "iolatency_window_info", 4);
+		btf__add_field(btf, "target_ns", id, 0, 0);
+	}
+	return btf;
+}
+
+/* iolat_preflight_btf(@btf)'s status; what it said in @said. */
+static int preflight(struct btf *btf, char *said, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), rc;
+	size_t n;
+
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	rc = iolat_preflight_btf("iolat-top", btf);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(said, 1, len - 1, tmp);
+	said[n] = '\0';
+	fclose(tmp);
+	btf__free(btf);
+	return rc;
+}
+
+/* A kernel with some of the events is as unsupported as one with none. */
+static void test_preflight(void)
+{
+	static const char *const all[] = {
+		"iolatency_window", "iolatency_target", "iolatency_enable",
+		"iolatency_scale_cookie", "iolatency_scale_grp_clear",
+		"iolatency_scale_reset", "iolatency_scale_skip", "iolatency_depth",
+		"iolatency_throttle", "iolatency_use_delay", "iolatency_delay_charge",
+		"iolatency_delay_pay", NULL,
+	};
+	static const char *const some[] = {
+		"iolatency_window", "iolatency_target", "iolatency_enable",
+		"iolatency_scale_cookie", "iolatency_depth", "iolatency_use_delay",
+		NULL,
+	};
+	static const char *const none[] = { "block_rq_issue", NULL };
+	char said[1024];
+	int rc;
+
+	rc = preflight(fake_btf(all, true), said, sizeof(said));
+	check(rc == 0 && !*said, "preflight: every event: ok (%d, '%s')", rc, said);
+	rc = preflight(fake_btf(none, true), said, sizeof(said));
+	check(rc == IOLAT_EXIT_UNSUPPORTED && strstr(said, "no iolatency tracepoints"),
+	      "preflight: no event: exit 3 (%d, '%s')", rc, said);
+	rc = preflight(fake_btf(some, true), said, sizeof(said));
+	check(rc == IOLAT_EXIT_UNSUPPORTED && strstr(said, "iolatency_throttle") &&
+	      strstr(said, "iolatency_delay_pay") && !strstr(said, "iolatency_depth,"),
+	      "preflight: 6 of 12 events: exit 3, naming the missing (%d, '%s')", rc, said);
+	rc = preflight(fake_btf(all, false), said, sizeof(said));
+	check(rc == IOLAT_EXIT_UNSUPPORTED && strstr(said, "older version"),
+	      "preflight: the first version: exit 3 (%d, '%s')", rc, said);
 }
 
 /* The refresh clock: absolute ticks, missed ones skipped, never negative. */
@@ -685,8 +973,12 @@ static void test_descriptors(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s EMPTY-DIR\n", argv[0]);
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: %s EMPTY-DIR [JSON-RECORDS]\n", argv[0]);
+		return 2;
+	}
+	if (argc == 3 && !(records = fopen(argv[2], "w"))) {
+		perror(argv[2]);
 		return 2;
 	}
 	snprintf(root, sizeof(root), "%s", argv[1]);
@@ -698,9 +990,16 @@ int main(int argc, char **argv)
 	test_state_unknown();
 	test_text_escape();
 	test_tree_order();
+	test_truncation();
+	test_schema_rows();
+	test_interval_view();
+	test_preflight();
+	test_dev_partition();
 	test_ticks();
 	test_output_errors();
 	test_descriptors();
+	if (records)
+		fclose(records);
 	printf("%d checks, %d failed\n", checks, failed);
 	return failed ? 1 : 0;
 }

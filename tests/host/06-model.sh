@@ -11,7 +11,9 @@ T=$REPO/tools
 	-I"$T" -I"$REPO/bpf" -o "$tmp/model-test" "$REPO/tests/host/06-model.c" \
 	"$T/iolat-cgroup.c" "$T/iolat-top-model.c" "$T/iolat-top-output.c" \
 	"$T/iolat-common.c" -lbpf -lm 2>&1 || fail "the test program does not build"
-"$tmp/model-test" "$tmp/cg" || fail "the model test failed"
+"$tmp/model-test" "$tmp/cg" "$tmp/records.json" || fail "the model test failed"
+# The JSON keys README.md documents, against the reports it wrote.
+json_keys_check iolat-top "$tmp/records.json"
 
 # The output checks of the tools themselves, where they run without a
 # kernel: --help.  stdout on /dev/full fails with a message; a reader that

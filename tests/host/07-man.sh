@@ -74,11 +74,11 @@ need "$M/iolat-top.8" "states" $(grep -oE 'state = "[a-z]+"' "$S/iolat-top-model
 need "$M/iolat-top.8" "sort keys" \
 	$(awk '/top_sort_names\[TOP_SORT_NR\] = \{/ { on = 1; next } on && /\};/ { exit } on' \
 		"$S/iolat-top-model.c" | grep -oE '"[a-z]+"' | tr -d '"')
-need "$M/iolat-snoop.8" "text columns" $(columns "$S/iolat-snoop.c")
+need "$M/iolat-snoop.8" "text columns" $(columns "$S/iolat-snoop-output.c")
 need "$M/iolat-snoop.8" "events" \
 	$(awk '/type_names\[IOLAT_EV_NR\] = \{/ { on = 1; next } on && /\};/ { exit } on' \
-		"$S/iolat-snoop.c" | grep -oE '"[a-z_]+"' | tr -d '"')
-need "$M/iolat-snoop.8" "JSON keys" $(json_keys "$S/iolat-snoop.c")
+		"$S/iolat-snoop-output.c" | grep -oE '"[a-z_]+"' | tr -d '"')
+need "$M/iolat-snoop.8" "JSON keys" $(json_keys "$S/iolat-snoop-output.c")
 
 command -v mandoc >/dev/null ||
 	skip "options, columns, keys and metrics match; mandoc missing, pages not linted (make deps)"

@@ -22,7 +22,7 @@ first=$(head -1 /tmp/snoop.json)
 echo "$first" | jq -e '.event == "target" and .cgroup == "/iolat-p/tight" and
 	.old_us == 0 and .new_us == 1000' >/dev/null || fail "first event is not tight's target: $first"
 depths=$(jq -r 'select(.event == "depth" and .cgroup == "/iolat-p/loose") |
-	"\(.old // "max")->\(.new // "max")"' /tmp/snoop.json | head -4 | tr '\n' ' ')
+	"\(.old)->\(.new)"' /tmp/snoop.json | head -4 | tr '\n' ' ')
 [ "$depths" = "max->8 8->4 4->2 2->1 " ] || fail "loose depth steps '$depths'"
 jq -e -s 'map(select(.event == "cookie" and .direction == "down")) |
 	length >= 4 and all(.culprit == "/iolat-p/tight" and .cgroup == "/iolat-p")' \

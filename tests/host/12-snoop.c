@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit test of iolat-snoop's records: fake events through its text
+ * and JSON writers, no kernel, no BPF.  Prints "ok"/"FAIL" per check and
+ * exits 1 if any failed; with an argument, writes every JSON record it
+ * made to that file, one a line (06-model.sh's schema check reads it).
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "iolat-common.h"
+#include "iolat.h"
+#include "iolat-snoop-output.h"
+
+static int failed, checks;
+static FILE *records;	/* every JSON record, for the schema check */
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	checks++;
+	failed += !ok;
+	printf("%s: ", ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* Fake devices: a major no host has, so its name is "MAJ:MIN". */
+#define DEV1 IOLAT_MKDEV(4000U, 1U)
+#define T0 1764763200.5
+
+/* What @fn wrote, as a string (static, until the next call). */
+static char *out_buf;
+static size_t out_len;
+
+static FILE *out_open(void)
+{
+	free(out_buf);
+	out_buf = NULL;
+	return open_memstream(&out_buf, &out_len);
+}
+
+static const char *out_close(FILE *f)
+{
+	fclose(f);
+	return out_buf;
+}
+
+static const char *json(const struct iolat_event *e, const char *path,
+			const char *culprit)
+{
+	FILE *f = out_open();
+
+	snoop_print_json(f, e, path, culprit, T0);
+	out_close(f);
+	if (records)
+		fputs(out_buf, records);
+	return out_buf;
+}
+
+static const char *text(const struct iolat_event *e, const char *path,
+			const char *culprit)
+{
+	FILE *f = out_open();
+
+	snoop_print_text(f, e, path, culprit, T0);
+	return out_close(f);
+}
+
+/* A missed window of /p/tight on a non-rotational queue: scaled down. */
+static struct iolat_event window_event(void)
+{
+	struct iolat_event e = {
+		.ts_ns = 1, .cgroup_id = 42, .dev = DEV1, .type = IOLAT_EV_WINDOW,
+	};
+
+	e.window.target_ns = 1000000;
+	e.window.win_ns = 100000000;
+	e.window.samples = 40;
+	e.window.missed = 40;
+	e.window.acc_samples = 40;
+	e.window.acc_missed = 40;
+	e.window.scale_lat_ns = 1000000;
+	e.window.cookie = 999996;
+	e.window.action = IOLAT_ACT_DOWN;
+	e.window.ssd = 1;
+	return e;
+}
+
+static void test_records(void)
+{
+	struct iolat_event e = window_event();
+	const char *out;
+
+	out = json(&e, "/p/tight", NULL);
+	check(strstr(out, "\"event\":\"window\"") && strstr(out, "\"cgroup\":\"/p/tight\"") &&
+	      strstr(out, "\"action\":\"down\"") && strstr(out, "\"target_us\":1000") &&
+	      out[strlen(out) - 1] == '\n', "json: a window record: %s", out);
+	out = text(&e, "/p/tight", NULL);
+	check(strstr(out, "/p/tight") && strstr(out, "MISSED: 40/40 bios over 1000us"),
+	      "text: a window line: %s", out);
+}
+
+/* The number of control characters in @s, its last newline aside. */
+static int raw_controls(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += (unsigned char)*s < 0x20 && !(*s == '\n' && !s[1]);
+	return n;
+}
+
+/*
+ * Cgroup names (and a task's comm) are anyone's with a delegated subtree:
+ * in text, their control characters are \xNN, never raw to a terminal.
+ */
+static void test_text_escape(void)
+{
+	struct iolat_event e = { .cgroup_id = 43, .dev = DEV1, .type = IOLAT_EV_COOKIE };
+	const char *out;
+
+	e.scale.culprit_id = 44;
+	e.scale.old = 1000000;
+	e.scale.new = 999996;
+	out = text(&e, "/x/\033[2Jevil", "/x/tab\there");
+	check(!raw_controls(out) && strstr(out, "/x/\\x1b[2Jevil") &&
+	      strstr(out, "/x/tab\\x09here"),
+	      "text: path and culprit escaped (%d raw): %s", raw_controls(out), out);
+	e = (struct iolat_event){ .cgroup_id = 43, .dev = DEV1, .type = IOLAT_EV_PAY, .pid = 7 };
+	snprintf(e.comm, sizeof(e.comm), "a\033]0;hi\007");
+	out = text(&e, NULL, NULL);
+	check(!raw_controls(out) && strstr(out, "(a\\x1b]0;hi\\x07)"),
+	      "text: a task's comm escaped (%d raw): %s", raw_controls(out), out);
+	out = json(&e, "/x/\033[2Jevil", NULL);
+	check(!raw_controls(out), "json: no raw control characters (%d): %s",
+	      raw_controls(out), out);
+}
+
+/* Events the ring buffer could not take are said in the output itself. */
+static void test_lost(void)
+{
+	__u64 reported = 0;
+	const char *out;
+	FILE *f;
+
+	f = out_open();
+	snoop_report_lost(f, true, T0, 7, &reported);
+	out = out_close(f);
+	if (records)
+		fputs(out, records);
+	check(strstr(out, "\"event\":\"lost\"") && strstr(out, "\"lost_events\":7") &&
+	      strstr(out, "\"lost_events_new\":7"),
+	      "lost: 7 events lost: a JSON record: '%s'", out);
+	f = out_open();
+	snoop_report_lost(f, true, T0, 7, &reported);
+	out = out_close(f);
+	check(!*out, "lost: none more: no record ('%s')", out);
+	f = out_open();
+	snoop_report_lost(f, false, T0, 10, &reported);
+	out = out_close(f);
+	check(strstr(out, "lost") && strstr(out, "3 events lost") && strstr(out, "10 since"),
+	      "lost: 3 more: a text line: '%s'", out);
+}
+
+/*
+ * One event of each type (a window of each statistic, a scale event with
+ * and without its culprit known), for the schema check of the records.
+ */
+static void test_every_event(void)
+{
+	struct iolat_event e;
+	int type, n = 0;
+	const char *out;
+
+	for (type = 0; type < IOLAT_EV_NR; type++) {
+		e = (struct iolat_event){ .cgroup_id = 42, .dev = DEV1, .type = type, .pid = 9 };
+		snprintf(e.comm, sizeof(e.comm), "fio");
+		switch (type) {
+		case IOLAT_EV_WINDOW:
+			e = window_event();
+			json(&e, "/p/tight", NULL);
+			e.window.ssd = 0;
+			e.window.mean_ns = 2500000;
+			break;
+		case IOLAT_EV_ENABLE:
+			e.cgroup_id = 0;
+			e.enable.new = 1;
+			e.enable.nr_targets = 1;
+			break;
+		case IOLAT_EV_COOKIE:
+		case IOLAT_EV_GRP_CLEAR:
+		case IOLAT_EV_RESET:
+			e.scale.old = 1000000;
+			e.scale.new = 999996;
+			json(&e, "/p", NULL);
+			e.scale.culprit_id = 43;
+			break;
+		case IOLAT_EV_DEPTH:
+			e.depth.old = IOLAT_DEPTH_MAX;
+			e.depth.new = 4;
+			break;
+		case IOLAT_EV_THROTTLE:
+			e.throttle.depth = 1;
+			break;
+		}
+		out = json(&e, e.cgroup_id ? "/p" : NULL, e.scale.culprit_id ? "/p/tight" : NULL);
+		n += !!strstr(out, "\"event\":\"");
+	}
+	check(n == IOLAT_EV_NR, "json: a record of each of the %d event types (%d)",
+	      IOLAT_EV_NR, n);
+	e = (struct iolat_event){ .cgroup_id = 42, .dev = DEV1, .type = IOLAT_EV_DEPTH };
+	e.depth.old = 1;
+	e.depth.new = IOLAT_DEPTH_MAX;
+	out = json(&e, "/p", NULL);
+	check(strstr(out, "\"old\":1,\"new\":\"max\"") != NULL,
+	      "json: unlimited depth is \"max\", as iolat-top writes it: %s", out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !(records = fopen(argv[1], "w"))) {
+		perror(argv[1]);
+		return 2;
+	}
+	test_records();
+	test_lost();
+	test_text_escape();
+	test_every_event();
+	if (records)
+		fclose(records);
+	printf("%d checks, %d failed\n", checks, failed);
+	return failed ? 1 : 0;
+}
