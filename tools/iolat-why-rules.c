@@ -29,7 +29,8 @@ const char *const why_rule_names[WHY_RULE_NR] = {
 #define UNREACHABLE_AFTER	5	/* windows after a sibling reached depth 1 */
 #define TAIL_MIN		5	/* windows with a hidden tail */
 #define FLAP_MIN		5	/* downs and ups each */
-#define FLAP_REVERSALS		6	/* changes of direction */
+#define FLAP_REVERSALS		10	/* changes of direction */
+#define FLAP_RATE		1.0	/* of them a second: the demo has 2 */
 #define RECOVERY_SLOW_S		10.0	/* from the last scale-down to depth max */
 #define NOTHING_MISSED_PCT	50
 #define FLOOR_NOOPS		3	/* scale-downs that changed nothing */
@@ -106,6 +107,7 @@ struct why_cg {
 	size_t sn, scap;
 	__u64 top_downs, top_ups, top_timer_ups;
 	__u64 pending_downs, noop_downs;
+	double last_down_window;	/* a child's window with action down */
 	double floor_t;
 	__u32 floor_cookie;
 };
@@ -368,6 +370,7 @@ static int event_window(struct why_model *m, struct why_cg *c,
 	 */
 	if (e->action == WHY_ACT_DOWN) {
 		p->is_parent = true;
+		p->last_down_window = e->time;
 		if (p->pending_downs) {
 			p->pending_downs--;
 		} else {
@@ -588,20 +591,22 @@ static char *sb_take(struct sbuf *b)
 }
 
 struct finding_text {
-	struct sbuf summary, evidence, advice, others;
+	struct sbuf summary, evidence, advice, others, command;
 };
 
 static int add_finding(struct why_findings *out, enum why_rule rule,
 		       const struct why_cg *c, struct finding_text *t)
 {
 	struct why_finding *f;
-	bool oom = t->summary.oom || t->evidence.oom || t->advice.oom || t->others.oom;
+	bool oom = t->summary.oom || t->evidence.oom || t->advice.oom || t->others.oom ||
+		   t->command.oom;
 
 	if (oom || grow((void **)&out->v, &out->cap, out->n, sizeof(*out->v))) {
 		free(t->summary.s);
 		free(t->evidence.s);
 		free(t->advice.s);
 		free(t->others.s);
+		free(t->command.s);
 		return -ENOMEM;
 	}
 	f = &out->v[out->n++];
@@ -613,7 +618,9 @@ static int add_finding(struct why_findings *out, enum why_rule rule,
 	f->evidence = sb_take(&t->evidence);
 	f->advice = sb_take(&t->advice);
 	f->others = sb_take(&t->others);
-	if (!f->cgroup || !f->summary || !f->evidence || !f->advice || !f->others)
+	f->command = sb_take(&t->command);
+	if (!f->cgroup || !f->summary || !f->evidence || !f->advice || !f->others ||
+	    !f->command)
 		return -ENOMEM;
 	return 0;
 }
@@ -628,6 +635,7 @@ void why_findings_free(struct why_findings *f)
 		free(f->v[i].summary);
 		free(f->v[i].evidence);
 		free(f->v[i].advice);
+		free(f->v[i].command);
 	}
 	free(f->v);
 	memset(f, 0, sizeof(*f));
@@ -751,14 +759,16 @@ static void sibling_text(struct finding_text *t, const struct why_cg *s)
 		  s->depth_known ? depth_text(s->min_depth, d, sizeof(d)) : "unknown");
 	if (s->max_use_delay > 0)
 		sb_printf(&t->evidence, ", use_delay up to %lld", (long long)s->max_use_delay);
-	if (s->iops_n)
+	if (s->iops_n && s->iops_min < s->iops_max)
 		sb_printf(&t->evidence, ", %.0f-%.0f IOPS", s->iops_min, s->iops_max);
+	else if (s->iops_n)
+		sb_printf(&t->evidence, ", %.0f IOPS", s->iops_max);
 	add_other(t, s->path);
 }
 
 static void remove_target_advice(struct finding_text *t, const struct why_cg *c)
 {
-	sb_printf(&t->advice, "echo \"$(cat /sys/block/%s/dev) target=max\" > "
+	sb_printf(&t->command, "echo \"$(cat /sys/block/%s/dev) target=max\" > "
 		  "/sys/fs/cgroup%s/io.latency", c->device, c->path);
 }
 
@@ -811,7 +821,7 @@ static int rule_unreachable(struct why_model *m, struct why_cg *c,
 	sb_printf(&t.advice, "the device itself is slower than %lluus for this IO: measure "
 		  "%s's latency with the device otherwise idle (fio at its real queue depth; "
 		  "p90 on non-rotational devices) and set the target above it with headroom, "
-		  "or remove it: ", c->target_us, c->path);
+		  "or remove it", c->target_us, c->path);
 	remove_target_advice(&t, c);
 	return add_finding(out, WHY_UNREACHABLE, c, &t);
 }
@@ -906,10 +916,11 @@ static int rule_no_charge(struct why_model *m, struct why_cg *c,
 			  charged->charged_ms ?: charged->charged_ev_us / 1000);
 		add_other(&t, charged->path);
 	}
-	sb_printf(&t.advice, "give %s a loose target (e.g. echo \"$(cat /sys/block/%s/dev) "
-		  "target=10000\" > /sys/fs/cgroup%s/io.latency): a root-issued bio charges "
+	sb_printf(&t.advice, "give %s a loose target (10 ms, say): a root-issued bio charges "
 		  "the group's own target minus its latency, and a group without a target has "
-		  "nothing to charge", c->path, c->device, c->path);
+		  "nothing to charge", c->path);
+	sb_printf(&t.command, "echo \"$(cat /sys/block/%s/dev) target=10000\" > "
+		  "/sys/fs/cgroup%s/io.latency", c->device, c->path);
 	return add_finding(out, WHY_NO_CHARGE, c, &t);
 }
 
@@ -992,23 +1003,38 @@ static int rule_flapping(struct why_model *m, struct why_cg *p,
 			d = s->new < s->old ? -1 : 1;
 			d < 0 ? downs++ : ups++;
 		} else {
-			/* iolat-top: both ways in one interval is a reversal at least */
+			/*
+			 * iolat-top: counts per interval, not their order.
+			 * Both ways in one interval is one reversal at least:
+			 * a lower bound, so that a slow cycle is not taken
+			 * for flapping.
+			 */
 			if (s->type != WHY_EV_NR || (!s->downs && !s->ups))
 				continue;
 			downs += s->downs;
 			ups += s->ups;
-			if (s->downs && s->ups)
-				reversals += 2 * (s->downs < s->ups ? s->downs : s->ups) - 1;
-			d = s->downs >= s->ups ? -1 : 1;
+			if (s->downs && s->ups) {
+				/* which way it ended is unknown: no change counted next */
+				reversals++;
+				dir = 0;
+				goto next;
+			}
+			d = s->downs ? -1 : 1;
 		}
 		if (dir && d != dir)
 			reversals++;
 		dir = d;
+next:
 		if (!first)
 			first = s->t;
 		last = s->t;
 	}
-	if (downs < FLAP_MIN || ups < FLAP_MIN || reversals < FLAP_REVERSALS)
+	/*
+	 * A protected group that meets its target raises the cookie every
+	 * 500ms until it misses again: a slow cycle is the controller at work.
+	 */
+	if (downs < FLAP_MIN || ups < FLAP_MIN || reversals < FLAP_REVERSALS ||
+	    reversals < FLAP_RATE * (last - first))
 		return 0;
 	culprit_text(m, &t, p, &culprit);
 	sb_printf(&t.summary, "the scaling of %s's children on %s flaps: %llu scale-downs and "
@@ -1068,16 +1094,18 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 			break;
 		}
 	}
+	/* Downs at the floor move nothing but are scale events all the same. */
+	if (p->last_down_window > down)
+		down = p->last_down_window;
 	if (!down)
 		return 0;
-	/* Recovery is the timer's only once the culprit stopped doing IO. */
 	culprit_of(m, p, &id);
 	cul = cg_by_id(m, p->device, id);
-	if (cul && last_window(cul) > down + 1.0)
-		return 0;
 	for (j = i + 1; j < p->sn; j++) {
 		const struct why_scale *s = &p->sv[j];
 
+		if (s->t < down)
+			continue;
 		if (s->type == WHY_EV_FORGOT && !forgot)
 			forgot = s->t;
 		if (events ? s->type == WHY_EV_COOKIE && s->by == WHY_BY_TIMER :
@@ -1109,6 +1137,12 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 	done = not_back ? 0 : depth_back ?: back;
 	if ((done ? done : m->last) - down < RECOVERY_SLOW_S)
 		return 0;
+	/*
+	 * The timer's recovery, once the culprit stopped doing IO: one still
+	 * checking windows at the end keeps its siblings throttled by design.
+	 */
+	if (cul && last_window(cul) + 1.0 > (done ?: m->last))
+		return 0;
 	culprit_text(m, &t, p, &culprit);
 	if (done)
 		sb_printf(&t.summary, "%s's children on %s took %.1fs after the last scale-down "
@@ -1132,12 +1166,11 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 	sb_printf(&t.advice, "this is io.latency's design: a parent forgets its culprit only "
 		  "after 5s without a scale event, then the idle timer raises the cookie one "
 		  "step a second.  When the protected job ends, remove its target (writing a "
-		  "target resets the parent's scaling at once): ");
+		  "target resets the parent's scaling at once)");
 	if (culprit[0] == '/')
-		sb_printf(&t.advice, "echo \"$(cat /sys/block/%s/dev) target=max\" > "
+		sb_printf(&t.command, "echo \"$(cat /sys/block/%s/dev) target=max\" > "
 			  "/sys/fs/cgroup%s/io.latency", p->device, culprit);
-	else
-		sb_printf(&t.advice, "write target=max to the culprit's io.latency");
+
 	return add_finding(out, WHY_SLOW_RECOVERY, p, &t);
 }
 
@@ -1303,8 +1336,8 @@ static int rule_unknown(struct why_model *m, struct why_findings *out)
 		sb_printf(&t.evidence, "%s%s: depth null (state \"unknown\") in all %llu of their "
 			  "interval rows", first->path, groups > 1 ? " and the others named" : "",
 			  rows);
-		sb_printf(&t.advice, "echo 1 > /sys/module/blk_cgroup/parameters/blkcg_debug_stats "
-			  "and record again: io.stat then shows depth and use_delay; without it a "
+		sb_printf(&t.command, "echo 1 > /sys/module/blk_cgroup/parameters/blkcg_debug_stats");
+		sb_printf(&t.advice, "turn blkcg_debug_stats on and record again: io.stat then shows depth and use_delay; without it a "
 			  "group's depth is known only once it changes while the tools run, so these "
 			  "groups may have been throttled all along");
 		if (add_finding(out, WHY_UNKNOWN_DEPTH, first, &t))
@@ -1390,8 +1423,8 @@ static int rule_target_parse(struct why_model *m, struct why_cg *c,
 			  c->device, us);
 		sb_printf(&t.evidence, "target set to %lluus %.1fs into the recording", us,
 			  c->odd_target_t - m->first);
-		sb_printf(&t.advice, "if %llums was meant, write target=%llu: ", us, us * 1000);
-		sb_printf(&t.advice, "echo \"$(cat /sys/block/%s/dev) target=%llu\" > "
+		sb_printf(&t.advice, "if %llums was meant, write target=%llu", us, us * 1000);
+		sb_printf(&t.command, "echo \"$(cat /sys/block/%s/dev) target=%llu\" > "
 			  "/sys/fs/cgroup%s/io.latency", c->device, us * 1000, c->path);
 	} else {
 		sb_printf(&t.summary, "%s's target on %s is %lluus (%.1fs), longer than the "

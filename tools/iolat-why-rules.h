@@ -119,6 +119,7 @@ struct why_finding {
 	char *summary;		/* one sentence */
 	char *evidence;		/* the numbers */
 	char *advice;		/* what to do */
+	char *command;		/* a shell command that does it, or "" */
 };
 
 struct why_findings {

@@ -455,6 +455,8 @@ static void print_text(const struct why_findings *fs, size_t n)
 		wrap(f->evidence, 13, 5);
 		printf("   fix: ");
 		wrap(f->advice, 8, 5);
+		if (f->command[0])	/* whole, to be pasted */
+			printf("     # %s\n", f->command);
 		if (f->others[0]) {
 			printf("   also: ");
 			wrap(f->others, 9, 5);
@@ -496,6 +498,8 @@ static void print_json(const struct why_findings *fs)
 		iolat_json_str(stdout, f->evidence);
 		printf(",\"advice\":");
 		iolat_json_str(stdout, f->advice);
+		printf(",\"command\":");
+		iolat_json_str(stdout, f->command);
 		printf("}");
 	}
 	printf("]}\n");
