@@ -128,3 +128,29 @@ note "--help names every finding and the exit statuses"
 rules --device /dev/nullb9 --snoop "$D/why-target.snoop.json"
 [ -z "$got" ] && [ "$rc" = 0 ] || fail "--device nullb9 kept '$got' (status $rc)"
 note "stdin read; --device filters the findings"
+
+# Live (-d): the same path with iolat-snoop and iolat-top as children,
+# here fakes beside the binary that print a recording and check the
+# arguments they were given; their "cannot trace" (3) is iolat-why's.
+mkdir "$tmp/bin"
+cp "$W" "$tmp/bin/iolat-why"
+cat >"$tmp/bin/iolat-snoop" <<EOS
+#!/bin/sh
+[ "\$*" = "-a -j -d iolat0 2" ] || { echo "iolat-snoop: args '\$*'" >&2; exit 2; }
+[ -n "\${FAKE_EXIT:-}" ] && { echo "iolat-snoop: no iolatency tracepoints" >&2; exit \$FAKE_EXIT; }
+exec cat "$D/why-swap.snoop.json"
+EOS
+cat >"$tmp/bin/iolat-top" <<EOS
+#!/bin/sh
+[ "\$*" = "-j -d iolat0 1 2" ] || { echo "iolat-top: args '\$*'" >&2; exit 2; }
+exec cat "$D/why-swap.top.json"
+EOS
+chmod +x "$tmp/bin/iolat-snoop" "$tmp/bin/iolat-top"
+W=$tmp/bin/iolat-why
+rules --device iolat0 -d 2
+[ "$got" = "cookie_at_floor no_charge_without_target tighter_sibling_owns_scaling unreachable_target" ] &&
+	[ "$rc" = 1 ] || fail "live on fake tools: found '$got', status $rc: $(cat "$tmp/err")"
+note "live on fake tools: $got, status $rc"
+FAKE_EXIT=3 expect 3 "no iolatency tracepoints" "$W" --device iolat0 -d 2
+rm "$tmp/bin/iolat-snoop"
+PATH=/usr/bin:/bin expect 3 "cannot run iolat-snoop" "$W" --device iolat0 -d 2
