@@ -29,12 +29,13 @@ const char *const why_rule_names[WHY_RULE_NR] = {
 #define UNREACHABLE_AFTER	5	/* windows after a sibling reached depth 1 */
 #define TAIL_MIN		5	/* windows with a hidden tail */
 #define FLAP_MIN		5	/* downs and ups each */
-#define FLAP_REVERSALS		10	/* changes of direction */
+#define FLAP_REVERSALS		6	/* changes of direction */
 #define FLAP_RATE		1.0	/* of them a second: the demo has 2 */
 #define RECOVERY_SLOW_S		10.0	/* from the last scale-down to depth max */
 #define NOTHING_MISSED_PCT	50
 #define FLOOR_NOOPS		3	/* scale-downs that changed nothing */
 #define TIGHTER_MIN		5
+#define TIGHTER_MIN_TOP		3	/* iolat-top's samples: one window a second */
 #define GHOST_GRACE_S		6.0	/* the timer forgets a culprit after 5 s */
 #define TARGET_TINY_US		20	/* below any device's completion time */
 #define TARGET_HUGE_US		1000000	/* a second: the longest window */
@@ -44,6 +45,7 @@ struct why_win {
 	double t;
 	__u32 samples, missed;	/* missed: bios over target (non-rotational) */
 	__u32 mean_us;		/* rotational */
+	__u64 scale_lat_us;	/* the culprit's target; 0 unknown (iolat-top) */
 	__u8 action, verdict_missed, win_met, ssd;
 };
 
@@ -73,6 +75,7 @@ struct why_cg {
 	char *path;
 	__u64 id;
 	double first_t, last_t;
+	double last_row_t;	/* its last iolat-top row */
 	/* target */
 	__u64 target_us;	/* the last known; 0 none */
 	bool ever_target;
@@ -349,7 +352,7 @@ static int event_window(struct why_model *m, struct why_cg *c,
 	struct why_win w = {
 		.t = e->time, .samples = e->samples, .missed = e->missed,
 		.mean_us = e->mean_us, .action = e->action, .win_met = e->win_met,
-		.ssd = e->ssd,
+		.ssd = e->ssd, .scale_lat_us = e->scale_lat_us,
 		.verdict_missed = !e->met && e->action != WHY_ACT_OFFLINE,
 	};
 	struct why_cg *p = parent_of(m, c, true);
@@ -472,6 +475,7 @@ int why_model_row(struct why_model *m, const struct why_row *r)
 	if (r->cgroup_id)
 		c->id = r->cgroup_id;
 	c->rows++;
+	c->last_row_t = r->time;
 	if (r->target_us)
 		note_target(c, r->target_us, r->time);
 	else if (c->target_us && !r->has_window)
@@ -850,8 +854,9 @@ static int rule_ten_percent(struct why_model *m, struct why_cg *c,
 				max = share;
 		}
 	}
+	/* A group throttled itself is not the one being protected. */
 	if (!c->target_us || n < MIN_WINDOWS || tail < TAIL_MIN || tail * 2 < n ||
-	    missed * 10 > n)
+	    missed * 10 > n || c->min_depth != WHY_DEPTH_MAX)
 		return 0;
 	sb_printf(&t.summary, "%s's bios over its %lluus target on %s never count: in %llu "
 		  "of %llu windows some of its bios were over the target, but fewer than "
@@ -986,7 +991,7 @@ static int rule_flapping(struct why_model *m, struct why_cg *p,
 			 struct why_findings *out)
 {
 	struct finding_text t = {};
-	__u64 downs = 0, ups = 0, reversals = 0;
+	__u64 downs = 0, ups = 0, reversals = 0, moving = 0, mixed = 0;
 	double first = 0, last = 0;
 	int dir = 0;
 	const char *culprit;
@@ -1013,9 +1018,11 @@ static int rule_flapping(struct why_model *m, struct why_cg *p,
 				continue;
 			downs += s->downs;
 			ups += s->ups;
+			moving++;
 			if (s->downs && s->ups) {
 				/* which way it ended is unknown: no change counted next */
 				reversals++;
+				mixed++;
 				dir = 0;
 				goto next;
 			}
@@ -1033,15 +1040,25 @@ next:
 	 * A protected group that meets its target raises the cookie every
 	 * 500ms until it misses again: a slow cycle is the controller at work.
 	 */
-	if (downs < FLAP_MIN || ups < FLAP_MIN || reversals < FLAP_REVERSALS ||
-	    reversals < FLAP_RATE * (last - first))
+	if (downs < FLAP_MIN || ups < FLAP_MIN || reversals < FLAP_REVERSALS)
+		return 0;
+	/*
+	 * iolat-top's counts give a lower bound of the reversals: there, it
+	 * flaps when most intervals that moved the cookie moved it both ways.
+	 */
+	if (events ? reversals < FLAP_RATE * (last - first) : mixed * 4 < moving * 3)
 		return 0;
 	culprit_text(m, &t, p, &culprit);
 	sb_printf(&t.summary, "the scaling of %s's children on %s flaps: %llu scale-downs and "
-		  "%llu scale-ups in %.0fs, changing direction %llu times, for %s",
-		  p->path, p->device, downs, ups, last - first, reversals, culprit);
-	sb_printf(&t.evidence, "%.2f changes of direction a second",
-		  last > first ? reversals / (last - first) : (double)reversals);
+		  "%llu scale-ups in %.0fs, changing direction %s%llu times, for %s",
+		  p->path, p->device, downs, ups, last - first, events ? "" : "at least ",
+		  reversals, culprit);
+	if (events)
+		sb_printf(&t.evidence, "%.2f changes of direction a second",
+			  last > first ? reversals / (last - first) : (double)reversals);
+	else
+		sb_printf(&t.evidence, "%llu of the %llu intervals that moved the cookie moved "
+			  "it both ways", mixed, moving);
 	for (i = 0; i < m->n; i++) {
 		const struct why_cg *s = m->v[i];
 
@@ -1059,6 +1076,24 @@ next:
 		  "its target a little above the latency it sees with them throttled, so that "
 		  "it is met at a depth they can keep", culprit);
 	return add_finding(out, WHY_FLAPPING, p, &t);
+}
+
+/* Did @c's iolat-top rows end before the recording did (removed, or idle)? */
+static bool gone_from_rows(const struct why_model *m, const struct why_cg *c)
+{
+	return c->last_row_t + 2.0 < m->last;
+}
+
+/* The last missed window of @c, 0 if none. */
+static double last_missed(const struct why_cg *c)
+{
+	const struct why_wlog *l = wins(c);
+	size_t i;
+
+	for (i = l->n; i-- > 0;)
+		if (l->v[i].verdict_missed)
+			return l->v[i].t;
+	return 0;
 }
 
 /* The last window of @c, 0 if none. */
@@ -1099,8 +1134,17 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 		down = p->last_down_window;
 	if (!down)
 		return 0;
+	/* A parent gone from iolat-top's rows was removed: nothing to recover. */
+	if (m->rows && gone_from_rows(m, p))
+		return 0;
 	culprit_of(m, p, &id);
 	cul = cg_by_id(m, p->device, id);
+	/*
+	 * A culprit still missing at the cookie's floor scales on (iolat-top's
+	 * counters do not move there): its last missed window is a scale event.
+	 */
+	if (cul && last_missed(cul) > down)
+		down = last_missed(cul);
 	for (j = i + 1; j < p->sn; j++) {
 		const struct why_scale *s = &p->sv[j];
 
@@ -1119,7 +1163,8 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 		const struct why_cg *s = m->v[i];
 		double at = 0;
 
-		if (!child_of(s, p) || s == cul || s->min_depth == WHY_DEPTH_MAX)
+		if (!child_of(s, p) || s == cul || s->min_depth == WHY_DEPTH_MAX ||
+		    s->gone || (m->rows && gone_from_rows(m, s)))
 			continue;
 		if (s->depth != WHY_DEPTH_MAX) {
 			not_back = true;
@@ -1266,19 +1311,52 @@ static int rule_floor(struct why_model *m, struct why_cg *p, struct why_findings
 	return add_finding(out, WHY_COOKIE_FLOOR, p, &t);
 }
 
+/* The target of @p's culprit at @t (the last one named before), 0 if unknown. */
+static __u64 culprit_target_at(struct why_model *m, const struct why_cg *p, double t)
+{
+	const struct why_cg *c;
+	size_t i;
+
+	for (i = p->sn; i-- > 0;) {
+		if (!p->sv[i].culprit_id || p->sv[i].t > t + 1.0)
+			continue;
+		c = cg_by_id(m, p->device, p->sv[i].culprit_id);
+		return c ? c->target_us : 0;
+	}
+	return 0;
+}
+
 static int rule_tighter(struct why_model *m, struct why_cg *c, struct why_findings *out)
 {
 	const struct why_wlog *l = wins(c);
+	const struct why_cg *owner = NULL, *p = parent_of(m, c, false);
 	struct finding_text t = {};
-	__u64 tighter = 0, missed = 0;
-	const struct why_cg *owner = NULL;
+	__u64 owned = 0, tighter = 0, missed = 0;
 	size_t i;
 
+	/*
+	 * A miss is another's when a tighter sibling owns the scaling: the
+	 * action says "tighter", or "hold" because that sibling's own scale
+	 * events keep the parent busy (every 500ms, as one out of reach does).
+	 */
 	for (i = 0; i < l->n; i++) {
-		missed += l->v[i].verdict_missed;
-		tighter += l->v[i].action == WHY_ACT_TIGHTER;
+		const struct why_win *w = &l->v[i];
+		__u64 lat = w->scale_lat_us;
+
+		if (!w->verdict_missed || w->action == WHY_ACT_DOWN)
+			continue;
+		if (!lat && p && w->action == WHY_ACT_HOLD)
+			lat = culprit_target_at(m, p, w->t);
+		if (w->action == WHY_ACT_HOLD && lat == c->target_us)
+			continue;	/* held while it owned the scaling itself */
+		missed++;
+		tighter += w->action == WHY_ACT_TIGHTER;
+		owned += w->action == WHY_ACT_TIGHTER ||
+			 (w->action == WHY_ACT_HOLD && lat && lat < c->target_us);
 	}
-	if (tighter < TIGHTER_MIN || tighter * 2 < missed)
+	/* iolat-top shows one window an interval: fewer are enough there. */
+	if (!c->target_us || owned < (l == &c->ws ? TIGHTER_MIN : TIGHTER_MIN_TOP) ||
+	    owned * 2 < missed)
 		return 0;
 	for (i = 0; i < m->n; i++)
 		if (same_parent(c, m->v[i]) && m->v[i]->target_us &&
@@ -1286,9 +1364,11 @@ static int rule_tighter(struct why_model *m, struct why_cg *c, struct why_findin
 		    (!owner || m->v[i]->target_us < owner->target_us))
 			owner = m->v[i];
 	sb_printf(&t.summary, "%s's misses on %s do nothing: in %llu of its %llu missed "
-		  "windows a sibling with a tighter target owned the scaling", c->path,
-		  c->device, tighter, missed);
-	sb_printf(&t.evidence, "its target %lluus", c->target_us);
+		  "windows%s a sibling with a tighter target owned the scaling", c->path,
+		  c->device, owned, missed, l == &c->ws ? "" : " seen by iolat-top");
+	sb_printf(&t.evidence, "its target %lluus; %llu of those windows \"tighter\", %llu "
+		  "\"hold\" while the tighter sibling's scale events came every 500ms",
+		  c->target_us, tighter, owned - tighter);
 	if (owner) {
 		sb_printf(&t.evidence, "; %s's target %lluus", owner->path, owner->target_us);
 		add_other(&t, owner->path);

@@ -420,8 +420,10 @@ static void wrap(const char *text, int col, int indent)
 			printf("%s\n", s);
 			return;
 		}
+		while (brk > s && brk[-1] == ' ')	/* "sentence.  Next" */
+			brk--;
 		printf("%.*s\n%*s", (int)(brk - s), s, indent, "");
-		s = brk + 1;
+		s = brk + strspn(brk, " ");
 		col = indent;
 	}
 	printf("\n");

@@ -71,6 +71,28 @@ case_is ghost both ghost_culprit
 case_is ghost top ghost_culprit
 case_is target both target_not_as_meant
 
+# Real recordings: iolat-top -j as the scenarios suite recorded it in the
+# guest (v2 kernel, 12 s phases; build/tests/scenarios/*.json, copied as
+# real-*.top.json).  Scenario 2's protected reader met its target with
+# its neighbour held back and released: no finding.
+real() { # SCENARIO WANT...
+	local name=$1 want
+	shift
+	want=$(printf '%s\n' "$@" | sort | tr '\n' ' ' | sed 's/ $//')
+	rules --top "$D/real-$name.top.json"
+	got=$("$W" -j --top "$D/real-$name.top.json" | grep -o '"rule":"[a-z_]*","device":"[^"]*","cgroup":"[^"]*"' |
+		sed 's/"rule":"\([a-z_]*\)","device":"[^"]*","cgroup":"\([^"]*\)"/\1:\2/' | sort |
+		tr '\n' ' ' | sed 's/ $//')
+	[ "$got" = "$want" ] || fail "real-$name: found '$got', want '$want'"
+	note "real-$name: ${got:-no finding}"
+}
+real 1-noisy-neighbour flapping:/iolat-p
+real 2-work-conservation
+real 3-runaway-memory unreachable_target:/iolat-r/db
+real 4-nested unreachable_target:/iolat-n/web unreachable_target:/iolat-n/web/a
+real 5-misbehaviour unreachable_target:/iolat-m/tight unreachable_target:/iolat-h/tight \
+	tighter_sibling_owns_scaling:/iolat-h/hog-loose no_charge_without_target:/iolat-h/hog-none
+
 # The numbers the findings quote (in -j, where no line is wrapped).
 expect_text() { # NAME PATTERN: the findings of why-NAME (both) say PATTERN
 	"$W" -j --snoop "$D/why-$1.snoop.json" --top "$D/why-$1.top.json" >"$tmp/out" 2>&1
