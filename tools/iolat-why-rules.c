@@ -808,9 +808,10 @@ static int rule_unreachable(struct why_model *m, struct why_cg *c,
 		return 0;
 	med = missed_median(l, &ssd);
 	sb_printf(&t.summary, "%s's target %lluus is out of reach on %s: it missed "
-		  "%llu of %llu windows, and still %llu of %llu once its siblings were "
+		  "%llu of %llu windows, and still %llu of %llu%s once its siblings were "
 		  "at depth 1, so throttling them buys it nothing",
-		  c->path, c->target_us, c->device, missed, n, after_missed, after);
+		  c->path, c->target_us, c->device, missed, n, after_missed, after,
+		  l == &c->ws ? "" : " seen by iolat-top");
 	if (med >= 0 && ssd)
 		sb_printf(&t.evidence, "median %.0f%% of its bios over %lluus in a missed window "
 			  "(a window misses at 10%%)", med, c->target_us);
