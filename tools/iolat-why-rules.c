@@ -258,6 +258,13 @@ static int wlog_add(struct why_wlog *l, const struct why_win *w)
 /* A depth seen at @t; sorted and reduced to changes by finalize(). */
 static int depth_add(struct why_cg *c, double t, __u32 depth)
 {
+	/*
+	 * The same depth again from the same source (iolat-top repeats it
+	 * every interval): the first of a run is the one that matters, and a
+	 * long recording of many groups stays small.
+	 */
+	if (c->dn && c->dv[c->dn - 1].depth == depth && c->dv[c->dn - 1].t <= t)
+		return 0;
 	if (grow((void **)&c->dv, &c->dcap, c->dn, sizeof(*c->dv)))
 		return -ENOMEM;
 	c->dv[c->dn++] = (struct why_depth){ t, depth };
