@@ -80,6 +80,19 @@ record_stop() {
 	note "iolat-top recording: $(wc -l <"$REC") reports in $REC"
 }
 
+# why_report: what tools/iolat-why concludes from the recording, last in
+# a scenario's output.  Findings are what the scenarios are there to show:
+# its exit status (1 when it finds something) never fails the scenario.
+why_report() {
+	echo
+	echo "== iolat-why --top $REC"
+	if [ -x "$TOOLS/iolat-why" ]; then
+		"$TOOLS/iolat-why" --top "$REC" || true
+	else
+		echo "(iolat-why not built in $TOOLS)"
+	fi
+}
+
 # now: the wall clock, as iolat-top's "time".
 now() { date +%s.%N; }
 

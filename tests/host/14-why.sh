@@ -1,0 +1,178 @@
+# tools/iolat-why without a kernel: built from tools/ and run on the
+# canned recordings in tests/host/data (written by data/gen-why.sh in the
+# format iolat-snoop -j and iolat-top -j print).  Each misbehaving case
+# must give exactly its findings, the healthy protected run none at all;
+# then bad input, bad usage and a full stdout, with their exit statuses.
+. "$(dirname "$0")/lib.sh"
+command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
+tmp=$(mktemp -d) || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT
+T=$REPO/tools
+D=$REPO/tests/host/data
+W=$tmp/iolat-why
+"${CC:-cc}" -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
+	-I"$T" -I"$REPO/bpf" -o "$W" "$T/iolat-why.c" "$T/iolat-why-rules.c" \
+	"$T/iolat-json.c" "$T/iolat-common.c" -lbpf -lm 2>&1 ||
+	fail "iolat-why does not build"
+
+# rules ARGS...: the rules iolat-why -j finds, sorted, on one line in
+# $got; its exit status in $rc.
+rules() {
+	"$W" -j "$@" >"$tmp/json" 2>"$tmp/err"
+	rc=$?
+	got=$(grep -o '"rule":"[a-z_]*"' "$tmp/json" | sed 's/"rule":"//; s/"$//' | sort |
+		tr '\n' ' ' | sed 's/ $//')
+}
+
+# case NAME SOURCES WANT...: the recording why-NAME (SOURCES: snoop, top
+# or both) gives exactly the rules WANT, exit status 1 (0 when none).
+case_is() {
+	local name=$1 src=$2 got want args=() status=1
+	shift 2
+	want=$(printf '%s\n' "$@" | sed '/^$/d' | sort | tr '\n' ' ' | sed 's/ $//')
+	[ -z "$want" ] && status=0
+	case $src in
+	snoop|both) args+=(--snoop "$D/why-$name.snoop.json") ;;
+	esac
+	case $src in
+	top|both) args+=(--top "$D/why-$name.top.json") ;;
+	esac
+	rules "${args[@]}"
+	[ "$got" = "$want" ] ||
+		fail "why-$name ($src): found '$got', want '$want' ($(cat "$tmp/err"))"
+	[ "$rc" = "$status" ] || fail "why-$name ($src): exit status $rc, want $status"
+	note "why-$name ($src): ${got:-no finding}, status $rc"
+}
+
+# The healthy protected run: the controller at work (scale-downs, ups
+# every 500 ms, a sibling halved, a swapper charged and paying, a tail of
+# one bio in a few windows): no finding, from either recording or both.
+case_is healthy both
+case_is healthy snoop
+case_is healthy top
+
+# Each misbehaviour, with what else the same recording really shows.
+case_is unreachable both unreachable_target cookie_at_floor
+case_is unreachable top unreachable_target
+case_is swap both unreachable_target cookie_at_floor no_charge_without_target \
+	tighter_sibling_owns_scaling
+case_is swap top unreachable_target no_charge_without_target tighter_sibling_owns_scaling
+case_is flapping both flapping
+case_is flapping snoop flapping
+case_is flapping top flapping
+case_is recovery both slow_recovery
+case_is recovery snoop slow_recovery
+case_is tail both ten_percent_rule
+case_is tail snoop ten_percent_rule
+case_is nothing both nothing_to_throttle
+case_is tighter snoop tighter_sibling_owns_scaling
+case_is unknown top depth_unknown
+case_is ghost both ghost_culprit
+case_is ghost top ghost_culprit
+case_is target both target_not_as_meant
+
+# Real recordings: iolat-top -j as the scenarios suite recorded it in the
+# guest (v2 kernel, 12 s phases; build/tests/scenarios/*.json, copied as
+# real-*.top.json).  Scenario 2's protected reader met its target with
+# its neighbour held back and released: no finding.
+real() { # SCENARIO WANT...
+	local name=$1 want
+	shift
+	want=$(printf '%s\n' "$@" | sort | tr '\n' ' ' | sed 's/ $//')
+	rules --top "$D/real-$name.top.json"
+	got=$("$W" -j --top "$D/real-$name.top.json" | grep -o '"rule":"[a-z_]*","device":"[^"]*","cgroup":"[^"]*"' |
+		sed 's/"rule":"\([a-z_]*\)","device":"[^"]*","cgroup":"\([^"]*\)"/\1:\2/' | sort |
+		tr '\n' ' ' | sed 's/ $//')
+	[ "$got" = "$want" ] || fail "real-$name: found '$got', want '$want'"
+	note "real-$name: ${got:-no finding}"
+}
+real 1-noisy-neighbour flapping:/iolat-p
+real 2-work-conservation
+real 3-runaway-memory unreachable_target:/iolat-r/db
+real 4-nested unreachable_target:/iolat-n/web unreachable_target:/iolat-n/web/a
+real 5-misbehaviour unreachable_target:/iolat-m/tight unreachable_target:/iolat-h/tight \
+	tighter_sibling_owns_scaling:/iolat-h/hog-loose no_charge_without_target:/iolat-h/hog-none
+
+# The numbers the findings quote (in -j, where no line is wrapped).
+expect_text() { # NAME PATTERN: the findings of why-NAME (both) say PATTERN
+	"$W" -j --snoop "$D/why-$1.snoop.json" --top "$D/why-$1.top.json" >"$tmp/out" 2>&1
+	grep -Eq -- "$2" "$tmp/out" || fail "why-$1: no /$2/ in: $(cat "$tmp/out")"
+	note "why-$1 says: $(grep -Eo -- "$2" "$tmp/out" | head -1)"
+}
+expect_text unreachable "missed 197 of 197 windows"
+expect_text unreachable "/iolat-m/batch: depth 1, use_delay up to 13"
+expect_text unreachable 'target=max\\" > /sys/fs/cgroup/iolat-m/tight/io.latency'
+expect_text unreachable "at its floor \(999968\)"
+expect_text swap "0ms charged, 0ms paid; writing 18.2 MB/s while delayed"
+expect_text flapping "[0-9]+ scale-downs and [0-9]+ scale-ups"
+expect_text flapping "what it costs /iolat-p/loose: its depth changed [0-9]+ times"
+expect_text recovery "culprit forgotten 5.0s later; 16 cookie steps"
+expect_text tail "share of bios over target per window: [0-9.]+% \([0-9]+/40\)"
+expect_text nothing "IO elsewhere in the tree: /iolat-b"
+expect_text ghost "cgroup id 1801"
+
+# Keys the tools may add or rename around the ones read, and a schema
+# field: ignored.  A recording cut short mid-line: the rest is used.
+sed 's/^{/{"schema":"iolat-snoop\/2","unknown_key":[1,{"x":null}],/' \
+	"$D/why-unreachable.snoop.json" >"$tmp/extra.json"
+head -c -40 "$D/why-unreachable.top.json" >"$tmp/cut.json"
+rules --snoop "$tmp/extra.json" --top "$tmp/cut.json"
+[ "$got" = "cookie_at_floor unreachable_target" ] ||
+	fail "unknown keys, schema, a cut last line: found '$got'"
+grep -q "the last line is cut short" "$tmp/err" || fail "a cut last line is not reported"
+note "unknown keys and a schema field ignored, a cut last line reported and skipped"
+
+# Bad input (3), bad usage (2), an output that cannot be written (4).
+printf '{"time":1,"event":"window"' >"$tmp/bad.json"
+printf '{"time":1}\n{"time":2}\n' >"$tmp/alien.json"
+: >"$tmp/empty.json"
+printf '%s\nnot json\n%s\n' "$(head -1 "$D/why-healthy.snoop.json")" \
+	"$(head -1 "$D/why-healthy.snoop.json")" >"$tmp/mid.json"
+expect 3 "mid.json:2: not an iolat-snoop -j or iolat-top -j line" "$W" --snoop "$tmp/mid.json"
+expect 3 "neither an iolat-snoop" "$W" --top "$tmp/alien.json"
+expect 3 "has no iolat-snoop -j or iolat-top -j records" "$W" --snoop "$tmp/empty.json"
+expect 3 "cannot open .*nonexistent" "$W" --snoop "$tmp/nonexistent"
+expect 3 "cut short" "$W" --snoop "$tmp/bad.json"
+expect 2 "give recordings" "$W"
+expect 2 "not with --snoop" "$W" -d 5 --snoop "$tmp/empty.json"
+expect 2 "unrecognized positional" "$W" --snoop x y
+expect 4 "cannot write the output" sh -c "exec '$W' --snoop '$D/why-target.snoop.json' >/dev/full"
+"$W" --help >"$tmp/help" || fail "--help exited $?"
+for r in unreachable_target ten_percent_rule no_charge_without_target flapping \
+	slow_recovery nothing_to_throttle cookie_at_floor tighter_sibling_owns_scaling \
+	depth_unknown ghost_culprit target_not_as_meant "EXIT STATUS"; do
+	grep -q "$r" "$tmp/help" || fail "--help does not mention $r"
+done
+note "--help names every finding and the exit statuses"
+# stdin, and --device keeping one device's findings
+"$W" --snoop - <"$D/why-target.snoop.json" >/dev/null; rc=$?
+[ "$rc" = 1 ] || fail "--snoop - (stdin): status $rc, want 1"
+rules --device /dev/nullb9 --snoop "$D/why-target.snoop.json"
+[ -z "$got" ] && [ "$rc" = 0 ] || fail "--device nullb9 kept '$got' (status $rc)"
+note "stdin read; --device filters the findings"
+
+# Live (-d): the same path with iolat-snoop and iolat-top as children,
+# here fakes beside the binary that print a recording and check the
+# arguments they were given; their "cannot trace" (3) is iolat-why's.
+mkdir "$tmp/bin"
+cp "$W" "$tmp/bin/iolat-why"
+cat >"$tmp/bin/iolat-snoop" <<EOS
+#!/bin/sh
+[ "\$*" = "-a -j -d iolat0 2" ] || { echo "iolat-snoop: args '\$*'" >&2; exit 2; }
+[ -n "\${FAKE_EXIT:-}" ] && { echo "iolat-snoop: no iolatency tracepoints" >&2; exit \$FAKE_EXIT; }
+exec cat "$D/why-swap.snoop.json"
+EOS
+cat >"$tmp/bin/iolat-top" <<EOS
+#!/bin/sh
+[ "\$*" = "-j -d iolat0 1 2" ] || { echo "iolat-top: args '\$*'" >&2; exit 2; }
+exec cat "$D/why-swap.top.json"
+EOS
+chmod +x "$tmp/bin/iolat-snoop" "$tmp/bin/iolat-top"
+W=$tmp/bin/iolat-why
+rules --device iolat0 -d 2
+[ "$got" = "cookie_at_floor no_charge_without_target tighter_sibling_owns_scaling unreachable_target" ] &&
+	[ "$rc" = 1 ] || fail "live on fake tools: found '$got', status $rc: $(cat "$tmp/err")"
+note "live on fake tools: $got, status $rc"
+FAKE_EXIT=3 expect 3 "no iolatency tracepoints" "$W" --device iolat0 -d 2
+rm "$tmp/bin/iolat-snoop"
+PATH=/usr/bin:/bin expect 3 "cannot run iolat-snoop" "$W" --device iolat0 -d 2

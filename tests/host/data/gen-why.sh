@@ -1,0 +1,604 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Writes the canned recordings of tests/host/14-why: why-NAME.snoop.json
+# (iolat-snoop -a -j) and why-NAME.top.json (iolat-top -j 1), one pair per
+# case, into this directory.  Each line is printed key by key as
+# print_json() in tools/iolat-snoop.c and top_print_json() in
+# tools/iolat-top-output.c print it today; the timelines follow the
+# kernel's rules (blk-iolatency.c): windows of 100 ms, a scale event at most
+# every 500 ms, the cookie's step nr_requests/4 down and 1 up, its floor
+# 1000000 - 2 * nr_requests, a sibling's depth halved on each step down
+# and max again at the default cookie, use_delay once at depth 1.
+# Run it again after a change to either tool's JSON.
+set -eu
+cd "$(dirname "$0")"
+T0=1764892800
+
+# ---- iolat-snoop -j, as print_json() ----
+OUT=/dev/null
+t() { awk -v a="$T0" -v b="$1" 'BEGIN { printf "%.6f", a + b }'; }
+pre() { # SECS EVENT CGROUP ID
+	printf '{"time":%s,"event":"%s","device":"iolat0","cgroup":"%s","cgroup_id":%s' \
+		"$(t "$1")" "$2" "$3" "$4" >>"$OUT"
+}
+# window SECS CGROUP ID MET WIN_MET TARGET SAMPLES MISSED ACTION COOKIE SCALE_LAT
+window() {
+	pre "$1" window "$2" "$3"
+	printf ',"met":%s,"win_met":%s,"target_us":%s,"win_ms":100,"samples":%s,"acc_samples":%s,"stat":"missed","missed":%s,"acc_missed":%s,"action":"%s","cookie":%s,"scale_lat_us":%s}\n' \
+		"$4" "$5" "$6" "$7" "$7" "$8" "$8" "$9" "${10}" "${11}" >>"$OUT"
+}
+# target SECS CGROUP ID OLD NEW BY
+target() {
+	pre "$1" target "$2" "$3"
+	printf ',"old_us":%s,"new_us":%s,"win_ms":100,"by":"%s"}\n' "$4" "$5" "$6" >>"$OUT"
+}
+# scale SECS EVENT PARENT ID OLD NEW CULPRIT CULPRIT_ID SCALE_LAT IDLE_MS BY
+scale() {
+	local dir=none
+	[ "$6" -lt "$5" ] && dir=down
+	[ "$6" -gt "$5" ] && dir=up
+	pre "$1" "$2" "$3" "$4"
+	printf ',"old":%s,"new":%s,"direction":"%s","step":%s' "$5" "$6" "$dir" $(($6 - $5)) >>"$OUT"
+	[ "$2" = culprit_forgotten ] && printf ',"cookie":%s' "$6" >>"$OUT"
+	if [ "$7" = null ]; then printf ',"culprit":null' >>"$OUT"
+	else printf ',"culprit":"%s"' "$7" >>"$OUT"; fi
+	printf ',"culprit_id":%s,"scale_lat_us":%s,"idle_ms":%s,"by":"%s"}\n' "$8" "$9" "${10}" "${11}" >>"$OUT"
+}
+# depth SECS CGROUP ID OLD NEW COOKIE NR (max: null, as json_depth())
+depth() {
+	local o=$4 n=$5
+	[ "$o" = max ] && o=null
+	[ "$n" = max ] && n=null
+	pre "$1" depth "$2" "$3"
+	printf ',"old":%s,"new":%s,"cookie":%s,"nr_requests":%s}\n' "$o" "$n" "$6" "$7" >>"$OUT"
+}
+# use_delay SECS CGROUP ID OLD NEW DELAY_US
+use_delay() {
+	pre "$1" use_delay "$2" "$3"
+	printf ',"old":%s,"new":%s,"delay_us":%s}\n' "$4" "$5" "$6" >>"$OUT"
+}
+# charge SECS CGROUP ID LAT CHARGE DELAY
+charge() {
+	pre "$1" delay_charge "$2" "$3"
+	printf ',"lat_us":%s,"charge_us":%s,"delay_us":%s}\n' "$4" "$5" "$6" >>"$OUT"
+}
+# pay SECS CGROUP ID PID DELAY SLEEP SLEPT
+pay() {
+	pre "$1" delay_pay "$2" "$3"
+	printf ',"pid":%s,"comm":"fio","delay_us":%s,"sleep_us":%s,"slept_us":%s,"capped":false,"memstall":true}\n' \
+		"$4" "$5" "$6" "$7" >>"$OUT"
+}
+# throttle SECS CGROUP ID DEPTH WAIT
+throttle() {
+	pre "$1" throttle "$2" "$3"
+	printf ',"depth":%s,"inflight":%s,"wait_us":%s}\n' "$4" "$4" "$5" >>"$OUT"
+}
+
+# ---- iolat-top -j, as top_print_json() ----
+ROWS=
+# top_begin: a new interval's rows; top_end SECS: print it
+top_begin() { ROWS=; }
+top_end() {
+	printf '{"time":%s,"interval_s":1.000,"lost_events":0,"cgroups":[%s]}\n' \
+		"$(awk -v a="$T0" -v b="$1" 'BEGIN { printf "%.3f", a + b }')" "$ROWS" >>"$OUT"
+}
+# winobj MET WIN_MET SAMPLES MISSED ACTION_NR ACTION
+winobj() {
+	local verdict=missed
+	[ "$1" = true ] && verdict=met
+	[ "$6" = offline ] && verdict=offline
+	awk -v met="$1" -v wm="$2" -v v="$verdict" -v s="$3" -v m="$4" -v an="$5" -v a="$6" 'BEGIN {
+		pct = s ? 100 * m / s : 0
+		printf "{\"met\":%s,\"win_met\":%s,\"verdict\":\"%s\",\"samples\":%d,\"acc_samples\":%d,\"win_ms\":100,\"idle\":false,\"action\":%d,\"action_name\":\"%s\",\"stat\":\"missed\",\"missed\":%d,\"missed_pct\":%.1f,\"acc_missed\":%d,\"acc_missed_pct\":%.1f}", met, wm, v, s, s, an, a, m, pct, m, pct }'
+}
+# children COOKIE CULPRIT CULPRIT_ID SCALE_LAT DOWNS UPS TIMER_UPS FORGOTTEN RESETS
+children() {
+	local c=null
+	[ "$2" != null ] && c="\"$2\""
+	printf '{"cookie":%s,"culprit":%s' "$1" "$c"
+	if [ "$3" = null ]; then printf ',"culprit_id":null,"scale_lat_us":null'
+	else printf ',"culprit_id":%s,"scale_lat_us":%s' "$3" "$4"; fi
+	printf ',"scale_downs":%s,"scale_ups":%s,"timer_ups":%s,"culprits_forgotten":%s,"resets":%s}' \
+		"$5" "$6" "$7" "$8" "$9"
+}
+# row CGROUP ID TARGET WINDOW WINDOWS WMISSED IOPS RMBPS WMBPS DEPTH COOKIE
+#     STATE USE_DELAY CHG_RATE PAID_RATE WAITS CHG PAID THROTTLED GROUP CHILDREN
+# (TARGET, COOKIE: null for none; WINDOW: winobj or null; DEPTH: N, max
+# or null; GROUP: 1 when the BPF side has a group entry; CHILDREN: the
+# children object or -)
+row() {
+	local r d=${10}
+	[ "$d" = max ] && d='"max"'
+	r=$(printf '{"device":"iolat0","rotational":false,"cgroup":"%s","cgroup_id":%s,"target_us":%s,"window":%s' \
+		"$1" "$2" "$3" "$4")
+	[ "$4" != null ] && r+=$(printf ',"windows":%s,"windows_missed":%s' "$5" "$6")
+	r+=$(printf ',"iops":%s,"read_mbps":%s,"write_mbps":%s,"depth":%s,"cookie":%s,"state":"%s","use_delay":%s' \
+		"$7" "$8" "$9" "$d" "${11}" "${12}" "${13}")
+	r+=$(printf ',"delay_charged_ms_per_s":%s,"delay_paid_ms_per_s":%s,"throttled_bios_per_s":%s,"delay_charged_ms":%s,"delay_paid_ms":%s,"throttled_bios":%s' \
+		"${14}" "${15}" "${16}" "${17}" "${18}" "${19}")
+	[ "${20}" = 1 ] && r+=',"scale_skips":{"raced":0,"protected":0,"few_ios":0}'
+	[ "${21}" != - ] && r+=",\"children\":${21}"
+	r+='}'
+	ROWS+=${ROWS:+,}$r
+}
+
+# The cookie's moves for nr_requests @1: step down from @2, step up from @2.
+cookie_down() {
+	local qd=$1 c=$2 diff=$((1000000 - $2))
+	if [ $diff -gt "$qd" ]; then
+		[ $diff -lt $((2 * qd)) ] && c=$((c - 1))
+	else
+		c=$((c - qd / 4))
+	fi
+	echo $c
+}
+cookie_up() {
+	local c=$(($2 + 1))
+	[ $c -gt 1000000 ] && c=1000000
+	echo $c
+}
+half() { [ "$1" = max ] && { echo $(($2 / 2)); return; }; local d=$(($1 / 2)); [ $d -lt 1 ] && d=1; echo $d; }
+
+# ---- the cases ----
+
+# healthy: /iolat-p/tight (1500us) protected from /iolat-p/loose: the
+# controller at work, no misbehaviour.  tight misses when loose has depth
+# enough, loose is halved, tight meets its target and raises the cookie
+# every 500ms until it misses again: a slow cycle.  /iolat-p/swapper (a
+# loose 10 ms target) follows the scale-downs, is charged for its swap-outs
+# and pays.  30 s, 16 requests.
+healthy() {
+	local s=why-healthy.snoop.json p=why-healthy.top.json i ms sec cookie=1000000 dl=max ds=max
+	local downs=0 ups=0 last=-1 w=0 wm=0 prev tm
+	OUT=$s; : >"$OUT"
+	target 0.4 /iolat-p/tight 1101 0 1500 user
+	target 0.4 /iolat-p/swapper 1103 0 10000 user
+	for ((i = 5; i < 300; i++)); do
+		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		# a miss when loose has 8 or more slots, else met; every 0.5 s at most a move
+		if [ "$dl" = max ] || [ "$dl" -ge 10 ]; then
+			miss=1
+		else
+			miss=0
+		fi
+		if [ $((ms - last)) -lt 500 ] && [ $last -ge 0 ]; then act=hold
+		elif [ $miss = 1 ]; then act=down
+		else act=up; fi
+		if [ $act = down ]; then
+			prev=$cookie; cookie=$(cookie_down 16 $cookie); last=$ms; downs=$((downs + 1))
+			scale "$sec" cookie /iolat-p 1100 $prev $cookie /iolat-p/tight 1101 1500 500 window
+			ndl=$(half $dl 16); depth "$sec" /iolat-p/loose 1102 $dl $ndl $cookie 16; dl=$ndl
+			nds=$(half $ds 16); depth "$sec" /iolat-p/swapper 1103 $ds $nds $cookie 16; ds=$nds
+		elif [ $act = up ]; then
+			prev=$cookie; cookie=$(cookie_up 16 $cookie); last=$ms; ups=$((ups + 1))
+			scale "$sec" cookie /iolat-p 1100 $prev $cookie /iolat-p/tight 1101 1500 500 window
+			if [ $cookie = 1000000 ]; then ndl=max; else ndl=$((dl + 1)); fi
+			depth "$sec" /iolat-p/loose 1102 $dl $ndl $cookie 16; dl=$ndl
+			if [ $cookie = 1000000 ]; then nds=max; else nds=$((ds + 1)); fi
+			depth "$sec" /iolat-p/swapper 1103 $ds $nds $cookie 16; ds=$nds
+		fi
+		# tight: 30 bios a window, none over target when met (one in a few)
+		if [ $miss = 1 ]; then
+			window "$sec" /iolat-p/tight 1101 false false 1500 30 9 $act $cookie 1500
+			wm=$((wm + 1))
+		else
+			[ $act = down ] && act=hold
+			m=0; [ $((i % 7)) = 0 ] && m=1
+			window "$sec" /iolat-p/tight 1101 true true 1500 30 $m $act $cookie 1500
+		fi
+		w=$((w + 1))
+		[ $((i % 10)) = 3 ] && window "$sec" /iolat-p/swapper 1103 true true 10000 12 0 not_owner $cookie 1500
+		if [ $((i % 10)) = 6 ]; then
+			charge "$sec" /iolat-p/swapper 1103 900 9100 30000
+			pay "$sec" /iolat-p/swapper 1103 412 30000 30000 30100
+			throttle "$sec" /iolat-p/loose 1102 "${dl/max/16}" 800
+		fi
+		if [ $((i % 10)) = 9 ]; then
+			tm[$((i / 10))]="$w $wm $cookie $dl $ds $downs $ups"
+		fi
+	done
+	OUT=$p; : >"$OUT"
+	for ((sec = 1; sec < 30; sec++)); do
+		read -r w wm cookie dl ds downs ups <<<"${tm[$sec]:-${tm[$((sec - 1))]}}"
+		top_begin
+		row / 1 null null 0 0 9450.0 36.914 9.100 null null unknown 0 null null null 0.000 0.000 0 0 -
+		row /iolat-p 1100 null null 0 0 9450.0 36.914 9.100 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+			"$(children $cookie /iolat-p/tight 1101 1500 $downs $ups 0 0 0)"
+		st=ok; [ $cookie -lt 1000000 ] && st=throttling
+		row /iolat-p/loose 1102 null null 0 0 $((5000 + ${dl/max/16} * 100)).0 20.000 0.000 $dl $cookie \
+			$([ "$dl" = max ] && echo ok || echo throttled) 0 0.000 0.000 10.0 0.000 0.000 $((sec * 10)) 1 -
+		row /iolat-p/swapper 1103 10000 "$(winobj true true 12 0 4 not_owner)" $((sec * 10 + 5)) 0 \
+			1200.0 4.700 9.100 $ds $cookie $([ "$ds" = max ] && echo ok || echo throttled) 0 \
+			9.100 30.100 0.0 $((sec * 9)).100 $((sec * 30)).100 0 1 -
+		row /iolat-p/tight 1101 1500 "$(winobj true true 30 0 1 hold)" "$w" "$wm" 300.0 1.172 0.000 max \
+			$cookie $st 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		top_end $sec
+	done
+}
+
+# unreachable: scenario 5 (a).  /iolat-m/tight asks 100us of a 2 ms
+# device beside /iolat-m/batch (no target, QD64): every window misses,
+# batch is halved to depth 1, use_delay climbs, the cookie reaches its
+# floor and further scale-downs change nothing.  20 s, 16 requests.
+unreachable() {
+	local -a t_w tm
+	local i ms sec cookie=1000000 db=max ud=0 last=-1 w=0 downs=0 act prev
+	OUT=why-unreachable.snoop.json; : >"$OUT"
+	target 0.2 /iolat-m/tight 922 0 100 user
+	for ((i = 3; i < 200; i++)); do
+		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		act=hold
+		if [ $last -lt 0 ] || [ $((ms - last)) -ge 500 ]; then
+			act=down; last=$ms
+			prev=$cookie; cookie=$(cookie_down 16 $cookie)
+			if [ $cookie != $prev ]; then
+				downs=$((downs + 1))
+				scale "$sec" cookie /iolat-m 920 $prev $cookie /iolat-m/tight 922 100 500 window
+				if [ "$db" != 1 ]; then
+					n=$(half $db 16); depth "$sec" /iolat-m/batch 921 $db $n $cookie 16; db=$n
+				else
+					use_delay "$sec" /iolat-m/batch 921 $ud $((ud + 1)) 0; ud=$((ud + 1))
+				fi
+			fi
+		fi
+		window "$sec" /iolat-m/tight 922 false false 100 $((i % 5 + 20)) $((i % 5 + 20)) $act $cookie 100
+		w=$((w + 1))
+		[ $((i % 10)) = 0 ] && t_w[$((i / 10))]="$w $cookie $db $ud $downs"
+	done
+	OUT=why-unreachable.top.json; : >"$OUT"
+	for ((sec = 1; sec < 20; sec++)); do
+		read -r w cookie db ud downs <<<"${t_w[$sec]}"
+		top_begin
+		row / 1 null null 0 0 1221.0 4.770 0.000 null null unknown 0 null null null 0.000 0.000 0 0 -
+		row /iolat-m 920 null null 0 0 1221.0 4.770 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+			"$(children $cookie /iolat-m/tight 922 100 $downs 0 0 0 0)"
+		row /iolat-m/batch 921 null null 0 0 $((6277 / (${db/max/16}) + 900)).0 3.600 0.000 $db $cookie \
+			$([ $ud -gt 0 ] && echo delayed || echo throttled) $ud 0.000 0.000 880.0 0.000 0.000 $((sec * 880)) 1 -
+		row /iolat-m/tight 922 100 "$(winobj false false 22 22 1 hold)" "$w" "$w" 299.0 1.168 0.000 max \
+			$cookie throttling 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		top_end $sec
+	done
+}
+
+# swap: scenario 5 (b).  Beside /iolat-h/tight (100us), two swapping
+# hogs at depth 1 with use_delay on: /iolat-h/hog-loose (10000us) is
+# charged for its swap-outs and sleeps, /iolat-h/hog-none (no target) is
+# charged nothing.  hog-loose's own misses change nothing: tight's tighter
+# target owns the scaling.  20 s, 16 requests.
+swap() {
+	local -a t_w tm
+	local i ms sec cookie=1000000 dn=max dl=max udn=0 udl=0 last=-1 w=0 wl=0 wlm=0 downs=0 prev chg=0 paid=0
+	OUT=why-swap.snoop.json; : >"$OUT"
+	target 0.1 /iolat-h/tight 930 0 100 user
+	target 0.3 /iolat-h/hog-loose 932 0 10000 user
+	for ((i = 5; i < 200; i++)); do
+		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		act=hold
+		if [ $last -lt 0 ] || [ $((ms - last)) -ge 500 ]; then
+			act=down; last=$ms
+			prev=$cookie; cookie=$(cookie_down 16 $cookie)
+			if [ $cookie != $prev ]; then
+				downs=$((downs + 1))
+				scale "$sec" cookie /iolat-h 929 $prev $cookie /iolat-h/tight 930 100 500 window
+				if [ "$dn" != 1 ]; then
+					n=$(half $dn 16); depth "$sec" /iolat-h/hog-none 931 $dn $n $cookie 16; dn=$n
+					depth "$sec" /iolat-h/hog-loose 932 $dl $n $cookie 16; dl=$n
+				else
+					use_delay "$sec" /iolat-h/hog-none 931 $udn $((udn + 1)) 0; udn=$((udn + 1))
+					use_delay "$sec" /iolat-h/hog-loose 932 $udl $((udl + 1)) 2955640; udl=$((udl + 1))
+				fi
+			fi
+		fi
+		window "$sec" /iolat-h/tight 930 false false 100 8 8 $act $cookie 100
+		w=$((w + 1))
+		if [ $((i % 2)) = 0 ]; then
+			if [ $((i % 4)) = 0 ]; then
+				window "$sec" /iolat-h/hog-loose 932 false false 10000 40 9 tighter $cookie 100
+				wlm=$((wlm + 1))
+			else
+				window "$sec" /iolat-h/hog-loose 932 true true 10000 40 1 not_owner $cookie 100
+			fi
+			wl=$((wl + 1))
+		fi
+		if [ "$dl" = 1 ] && [ $((i % 3)) = 0 ]; then
+			charge "$sec" /iolat-h/hog-loose 932 1800 8200 2955640
+			chg=$((chg + 8))
+			[ $((i % 6)) = 0 ] && { pay "$sec" /iolat-h/hog-loose 932 288 1901700 250000 251300; paid=$((paid + 251)); }
+		fi
+		[ $((i % 10)) = 0 ] && t_w[$((i / 10))]="$w $wl $wlm $cookie $dn $udn $udl $downs $chg $paid"
+	done
+	OUT=why-swap.top.json; : >"$OUT"
+	for ((sec = 1; sec < 20; sec++)); do
+		read -r w wl wlm cookie dn udn udl downs chg paid <<<"${t_w[$sec]:-${t_w[$((sec + 1))]}}"
+		top_begin
+		row / 1 null null 0 0 5798.0 22.648 36.000 null null unknown 0 null null null 0.000 0.000 0 0 -
+		row /iolat-h 929 null null 0 0 5798.0 22.648 36.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+			"$(children $cookie /iolat-h/tight 930 100 $downs 0 0 0 0)"
+		row /iolat-h/hog-loose 932 10000 "$(winobj false false 40 9 6 tighter)" "$wl" "$wlm" 2806.0 1.500 17.800 \
+			$dn $cookie $([ $udl -gt 0 ] && echo delayed || echo throttled) $udl 24.000 753.000 40.0 $chg.000 $paid.000 $((sec * 40)) 1 -
+		row /iolat-h/hog-none 931 null null 0 0 2685.0 1.400 18.200 $dn $cookie \
+			$([ $udn -gt 0 ] && echo delayed || echo throttled) $udn 0.000 0.000 45.0 0.000 0.000 $((sec * 45)) 1 -
+		row /iolat-h/tight 930 100 "$(winobj false false 8 8 1 hold)" "$w" "$w" 153.0 0.598 0.000 max \
+			$cookie throttling 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		top_end $sec
+	done
+}
+
+# flapping: the demo (scenario 1).  /iolat-p/tight (1500us) misses as
+# soon as /iolat-p/loose gets a slot back and meets its target as soon as
+# loose loses it: a scale-down and a scale-up every second, loose's depth
+# going up and down with them.  20 s, 4 requests.
+flapping() {
+	local -a t_w tm
+	local i ms sec cookie=1000000 dl=max w=0 wm=0 downs=0 ups=0 prev act miss
+	OUT=why-flapping.snoop.json; : >"$OUT"
+	target 0.2 /iolat-p/tight 1201 0 1500 user
+	for ((i = 5; i < 200; i++)); do
+		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		act=hold; miss=0
+		case $((i % 10)) in
+		0) act=down; miss=1 ;;
+		5) act=up ;;
+		1|2) miss=1 ;;
+		esac
+		if [ $act = down ]; then
+			prev=$cookie; cookie=$(cookie_down 4 $cookie); downs=$((downs + 1))
+			scale "$sec" cookie /iolat-p 1200 $prev $cookie /iolat-p/tight 1201 1500 500 window
+			n=$(half $dl 4); depth "$sec" /iolat-p/loose 1202 $dl $n $cookie 4; dl=$n
+		elif [ $act = up ]; then
+			prev=$cookie; cookie=$(cookie_up 4 $cookie); ups=$((ups + 1))
+			scale "$sec" cookie /iolat-p 1200 $prev $cookie /iolat-p/tight 1201 1500 500 window
+			if [ $cookie = 1000000 ]; then n=max; else n=$((dl + 1)); fi
+			depth "$sec" /iolat-p/loose 1202 $dl $n $cookie 4; dl=$n
+		fi
+		if [ $miss = 1 ]; then
+			window "$sec" /iolat-p/tight 1201 false false 1500 20 6 $act $cookie 1500; wm=$((wm + 1))
+		else
+			window "$sec" /iolat-p/tight 1201 true true 1500 20 0 $act $cookie 1500
+		fi
+		w=$((w + 1))
+		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $wm $cookie $dl $downs $ups"
+	done
+	OUT=why-flapping.top.json; : >"$OUT"
+	for ((sec = 1; sec < 20; sec++)); do
+		read -r w wm cookie dl downs ups <<<"${t_w[$sec]}"
+		top_begin
+		row /iolat-p 1200 null null 0 0 3100.0 12.109 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+			"$(children $cookie /iolat-p/tight 1201 1500 $downs $ups 0 0 0)"
+		row /iolat-p/loose 1202 null null 0 0 $((700 * ${dl/max/4})).0 10.000 0.000 $dl $cookie \
+			$([ "$dl" = max ] && echo ok || echo throttled) 0 0.000 0.000 300.0 0.000 0.000 $((sec * 300)) 1 -
+		row /iolat-p/tight 1201 1500 "$(winobj true true 20 0 3 up)" "$w" "$wm" 400.0 1.563 0.000 max \
+			$cookie throttling 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		top_end $sec
+	done
+}
+
+# recovery: scenario 2.  /iolat-w/tight (3000us) reads for 8 s beside
+# /iolat-w/loose and stops; the parent forgets it 5 s after the last
+# scale event, then the timer raises the cookie a step a second, and
+# loose's depth is max again 15 s after the last scale-down.  30 s, 16
+# requests.
+recovery() {
+	local -a t_w tm
+	local i ms sec cookie=1000000 dl=max w=0 wm=0 downs=0 ups=0 timer=0 forgot=0 prev act last=-1
+	OUT=why-recovery.snoop.json; : >"$OUT"
+	target 0.2 /iolat-w/tight 1301 0 3000 user
+	for ((i = 5; i < 80; i++)); do
+		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		act=hold
+		if [ $((i % 20)) = 5 ]; then
+			act=down; prev=$cookie; cookie=$(cookie_down 16 $cookie); downs=$((downs + 1)); last=$ms
+			scale "$sec" cookie /iolat-w 1300 $prev $cookie /iolat-w/tight 1301 3000 500 window
+			n=$(half $dl 16); depth "$sec" /iolat-w/loose 1302 $dl $n $cookie 16; dl=$n
+			window "$sec" /iolat-w/tight 1301 false false 3000 12 4 down $cookie 3000; wm=$((wm + 1))
+		else
+			window "$sec" /iolat-w/tight 1301 true true 3000 12 0 hold $cookie 3000
+		fi
+		w=$((w + 1))
+		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $wm $cookie $dl $downs $ups $timer $forgot"
+	done
+	# tight stopped at 8 s; its last scale-down was at 6.5 s
+	scale 11.5 culprit_forgotten /iolat-w 1300 $cookie $cookie /iolat-w/tight 1301 3000 5000 timer
+	forgot=1
+	for ((sec = 12; sec < 30; sec++)); do
+		[ $cookie = 1000000 ] && break
+		prev=$cookie; cookie=$(cookie_up 16 $cookie); timer=$((timer + 1))
+		scale "$sec.400" cookie /iolat-w 1300 $prev $cookie null null 3000 1000 timer
+		if [ $cookie = 1000000 ]; then n=max; else n=$((dl + 1)); fi
+		depth "$sec.410" /iolat-w/loose 1302 $dl $n $cookie 16; dl=$n
+		t_w[$sec]="$w $wm $cookie $dl $downs $ups $timer $forgot"
+	done
+	OUT=why-recovery.top.json; : >"$OUT"
+	for ((sec = 1; sec < 30; sec++)); do
+		[ -n "${t_w[$sec]:-}" ] && read -r w wm cookie dl downs ups timer forgot <<<"${t_w[$sec]}"
+		top_begin
+		row /iolat-w 1300 null null 0 0 4100.0 16.016 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+			"$(children $cookie null null null $downs $timer $timer $forgot 0)"
+		row /iolat-w/loose 1302 null null 0 0 $((250 * ${dl/max/16})).0 10.000 0.000 $dl $cookie \
+			$([ "$dl" = max ] && echo ok || echo throttled) 0 0.000 0.000 50.0 0.000 0.000 $((sec * 50)) 1 -
+		if [ $sec -le 8 ]; then
+			row /iolat-w/tight 1301 3000 "$(winobj true true 12 0 1 hold)" "$w" "$wm" 120.0 0.469 0.000 max \
+				$cookie throttling 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		fi
+		top_end $sec
+	done
+}
+
+# tail: the 10% rule.  /iolat-t/db (2000us) on a non-rotational device
+# has 2 or 3 of its 40 bios a window over target: under 10%, so every
+# window meets it and nobody is throttled (action ok: iolat-snoop -a).
+tail_case() {
+	local -a t_w tm
+	local i ms sec m w=0
+	OUT=why-tail.snoop.json; : >"$OUT"
+	target 0.1 /iolat-t/db 1401 0 2000 user
+	for ((i = 2; i < 150; i++)); do
+		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		m=$((i % 4 == 0 ? 0 : 2 + i % 2))
+		window "$sec" /iolat-t/db 1401 true true 2000 40 $m ok 1000000 0
+		w=$((w + 1))
+		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $m"
+	done
+	OUT=why-tail.top.json; : >"$OUT"
+	for ((sec = 1; sec < 15; sec++)); do
+		read -r w m <<<"${t_w[$sec]}"
+		top_begin
+		row /iolat-t/batch 1402 null null 0 0 5200.0 20.313 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 -
+		row /iolat-t/db 1401 2000 "$(winobj true true 40 $m 0 ok)" "$w" 0 400.0 1.563 0.000 max \
+			null ok 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		top_end $sec
+	done
+}
+
+# nothing: /iolat-a/db (1000us) alone under /iolat-a misses every window;
+# the noisy reader is /iolat-b/noisy, elsewhere in the tree.  The cookie
+# of /iolat-a's children goes down with nobody to throttle.  6 s.
+nothing() {
+	local -a t_w tm
+	local i ms sec cookie=1000000 last=-1 w=0 prev act
+	OUT=why-nothing.snoop.json; : >"$OUT"
+	target 0.1 /iolat-a/db 1501 0 1000 user
+	for ((i = 2; i < 60; i++)); do
+		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		act=hold
+		if [ $last -lt 0 ] || [ $((ms - last)) -ge 500 ]; then
+			act=down; last=$ms; prev=$cookie; cookie=$(cookie_down 16 $cookie)
+			scale "$sec" cookie /iolat-a 1500 $prev $cookie /iolat-a/db 1501 1000 500 window
+		fi
+		window "$sec" /iolat-a/db 1501 false false 1000 15 12 $act $cookie 1000
+		w=$((w + 1))
+		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $cookie"
+	done
+	OUT=why-nothing.top.json; : >"$OUT"
+	for ((sec = 1; sec < 6; sec++)); do
+		read -r w cookie <<<"${t_w[$sec]}"
+		top_begin
+		row / 1 null null 0 0 6300.0 24.609 0.000 null null unknown 0 null null null 0.000 0.000 0 0 -
+		row /iolat-a 1500 null null 0 0 150.0 0.586 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+			"$(children $cookie /iolat-a/db 1501 1000 $((sec * 2)) 0 0 0 0)"
+		row /iolat-a/db 1501 1000 "$(winobj false false 15 12 1 hold)" "$w" "$w" 150.0 0.586 0.000 max \
+			$cookie throttling 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		row /iolat-b 1510 null null 0 0 6150.0 24.023 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 -
+		row /iolat-b/noisy 1511 null null 0 0 6150.0 24.023 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 -
+		top_end $sec
+	done
+}
+
+# tighter: scenario 4's pattern.  /iolat-n/a (2000us) misses one window
+# in five and owns the scaling; /iolat-n/b (10000us) misses more, but
+# each of its misses finds a tighter sibling owning the scaling.  The
+# noisy /iolat-n/c is halved.  5 s, 64 requests.
+tighter() {
+	local -a t_w tm
+	local i ms sec cookie=1000000 dc=max prev w=0 wm=0
+	OUT=why-tighter.snoop.json; : >"$OUT"
+	target 0.1 /iolat-n/a 1601 0 2000 user
+	target 0.1 /iolat-n/b 1602 0 10000 user
+	for ((i = 2; i < 35; i++)); do
+		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		if [ $((i % 5)) = 0 ]; then
+			prev=$cookie; cookie=$(cookie_down 64 $cookie)
+			scale "$sec" cookie /iolat-n 1600 $prev $cookie /iolat-n/a 1601 2000 500 window
+			n=$(half $dc 64); depth "$sec" /iolat-n/c 1603 $dc $n $cookie 64; dc=$n
+			window "$sec" /iolat-n/a 1601 false false 2000 10 4 down $cookie 2000
+		else
+			window "$sec" /iolat-n/a 1601 true true 2000 10 0 hold $cookie 2000
+		fi
+		if [ $((i % 5)) = 4 ]; then
+			window "$sec" /iolat-n/b 1602 true true 10000 25 0 hold $cookie 2000
+		else
+			window "$sec" /iolat-n/b 1602 false false 10000 25 8 tighter $cookie 2000
+			wm=$((wm + 1))
+		fi
+		w=$((w + 1))
+	done
+}
+
+# unknown: blkcg_debug_stats off, iolat-top alone: /iolat-u/web's and
+# /iolat-u/batch's depth never changed while it ran, so it is unknown.
+unknown() {
+	local -a t_w tm
+	local sec
+	OUT=why-unknown.top.json; : >"$OUT"
+	for ((sec = 1; sec < 10; sec++)); do
+		top_begin
+		row /iolat-u 1700 null null 0 0 2600.0 10.156 0.000 null null unknown 0 0.000 0.000 0.0 0.000 0.000 0 0 -
+		row /iolat-u/batch 1702 null null 0 0 2400.0 9.375 0.000 null null unknown 0 0.000 0.000 0.0 0.000 0.000 0 0 -
+		row /iolat-u/web 1701 5000 "$(winobj true true 20 0 0 ok)" $((sec * 10)) 0 200.0 0.781 0.000 null \
+			1000000 unknown 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		top_end $sec
+	done
+}
+
+# ghost: a kernel without the series' fixes.  /iolat-g/a (500us), the
+# culprit, is removed at 3 s; /iolat-g/b has the same target, so its
+# misses scale the children down and the culprit stays a: cookie events
+# and iolat-top's rows name a cgroup that is gone.  12 s, 64 requests.
+ghost() {
+	local -a t_w tm
+	local i ms sec cookie=1000000 dc=max prev cul
+	OUT=why-ghost.snoop.json; : >"$OUT"
+	target 0.1 /iolat-g/a 1801 0 500 user
+	target 0.1 /iolat-g/b 1802 0 500 user
+	for ((i = 2; i < 120; i++)); do
+		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		[ $i = 30 ] && target 3.0 /iolat-g/a 1801 500 0 offline
+		cul=/iolat-g/a; [ $i -ge 30 ] && cul=null
+		if [ $((i % 20)) = 0 ]; then
+			prev=$cookie; cookie=$(cookie_down 64 $cookie)
+			scale "$sec" cookie /iolat-g 1800 $prev $cookie $cul 1801 500 2000 window
+			n=$(half $dc 64); depth "$sec" /iolat-g/c 1803 $dc $n $cookie 64; dc=$n
+			if [ $i -lt 30 ]; then
+				window "$sec" /iolat-g/a 1801 false false 500 10 5 down $cookie 500
+			else
+				window "$sec" /iolat-g/b 1802 false false 500 10 5 down $cookie 500
+			fi
+		fi
+		[ $i -lt 30 ] && [ $((i % 20)) != 0 ] &&
+			window "$sec" /iolat-g/a 1801 true true 500 10 0 hold $cookie 500
+		[ $((i % 20)) != 0 ] && window "$sec" /iolat-g/b 1802 true true 500 10 0 hold $cookie 500
+		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$cookie $dc"
+	done
+	OUT=why-ghost.top.json; : >"$OUT"
+	for ((sec = 1; sec < 12; sec++)); do
+		read -r cookie dc <<<"${t_w[$sec]}"
+		top_begin
+		cul=/iolat-g/a; [ $sec -ge 3 ] && cul=null
+		row /iolat-g 1800 null null 0 0 3000.0 11.719 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+			"$(children $cookie $cul 1801 500 $((sec / 2)) 0 0 0 0)"
+		row /iolat-g/b 1802 500 "$(winobj true true 10 0 1 hold)" $((sec * 10)) $((sec / 2)) 100.0 0.391 0.000 max \
+			$cookie ok 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		row /iolat-g/c 1803 null null 0 0 2800.0 10.938 0.000 $dc $cookie throttled 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		top_end $sec
+	done
+}
+
+# target: "target=3" written for 3 ms: 3us.  A few windows only.
+target_typo() {
+	local -a t_w tm
+	local i sec
+	OUT=why-target.snoop.json; : >"$OUT"
+	target 0.1 /iolat-x/db 1901 0 3 user
+	for ((i = 2; i < 8; i++)); do
+		sec=0.$i
+		window "$sec" /iolat-x/db 1901 false false 3 10 10 hold 1000000 3
+	done
+	OUT=why-target.top.json; : >"$OUT"
+	top_begin
+	row /iolat-x/db 1901 3 "$(winobj false false 10 10 1 hold)" 6 6 100.0 0.391 0.000 max null ok 0 \
+		0.000 0.000 0.0 0.000 0.000 0 1 -
+	top_end 1
+}
+
+healthy
+unreachable
+swap
+flapping
+recovery
+tail_case
+nothing
+tighter
+unknown
+ghost
+target_typo

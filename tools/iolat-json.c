@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0
+/* JSON lines of iolat-snoop -j and iolat-top -j.  See iolat-json.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "iolat-json.h"
+
+/* ---- the parser: RFC 8259, whole values, depth-limited ---- */
+
+#define IJ_MAX_DEPTH 32
+
+struct ij_parser {
+	const char *s;
+	char *err;
+	size_t errlen;
+	int depth;
+};
+
+static int ij_fail(struct ij_parser *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->err && !p->err[0]) {
+		va_start(ap, fmt);
+		vsnprintf(p->err, p->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static void ij_space(struct ij_parser *p)
+{
+	while (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r')
+		p->s++;
+}
+
+static int ij_value(struct ij_parser *p, struct ij_value *v);
+
+static int hex4(const char *s, unsigned *out)
+{
+	unsigned u = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		char c = s[i];
+
+		u <<= 4;
+		if (c >= '0' && c <= '9')
+			u |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			u |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			u |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	*out = u;
+	return 0;
+}
+
+/* Code point @u as UTF-8 into @d; bytes written. */
+static int utf8(char *d, unsigned u)
+{
+	if (u < 0x80) {
+		d[0] = u;
+		return 1;
+	}
+	if (u < 0x800) {
+		d[0] = 0xc0 | (u >> 6);
+		d[1] = 0x80 | (u & 0x3f);
+		return 2;
+	}
+	if (u < 0x10000) {
+		d[0] = 0xe0 | (u >> 12);
+		d[1] = 0x80 | ((u >> 6) & 0x3f);
+		d[2] = 0x80 | (u & 0x3f);
+		return 3;
+	}
+	d[0] = 0xf0 | (u >> 18);
+	d[1] = 0x80 | ((u >> 12) & 0x3f);
+	d[2] = 0x80 | ((u >> 6) & 0x3f);
+	d[3] = 0x80 | (u & 0x3f);
+	return 4;
+}
+
+static int ij_string(struct ij_parser *p, char **out)
+{
+	const char *s = p->s + 1, *end;
+	char *d;
+	size_t len;
+
+	/* The decoded string is never longer than the escaped one. */
+	for (end = s; *end && *end != '"'; end++)
+		if (*end == '\\' && end[1])
+			end++;
+	if (*end != '"')
+		return ij_fail(p, "unterminated string");
+	len = end - s;
+	*out = d = malloc(len + 1);
+	if (!d)
+		return -ENOMEM;
+	while (s < end) {
+		unsigned char c = *s++;
+		unsigned u, lo;
+
+		if (c < 0x20)
+			return ij_fail(p, "control character in a string");
+		if (c != '\\') {
+			*d++ = c;
+			continue;
+		}
+		c = *s++;
+		switch (c) {
+		case '"': case '\\': case '/': *d++ = c; break;
+		case 'b': *d++ = '\b'; break;
+		case 'f': *d++ = '\f'; break;
+		case 'n': *d++ = '\n'; break;
+		case 'r': *d++ = '\r'; break;
+		case 't': *d++ = '\t'; break;
+		case 'u':
+			if (end - s < 4 || hex4(s, &u))
+				return ij_fail(p, "bad \\u escape");
+			s += 4;
+			if (u >= 0xd800 && u < 0xdc00 && end - s >= 6 && s[0] == '\\' &&
+			    s[1] == 'u' && !hex4(s + 2, &lo) && lo >= 0xdc00 && lo < 0xe000) {
+				u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+				s += 6;
+			}
+			if (!u)		/* a NUL would cut the string: drop it */
+				break;
+			d += utf8(d, u);
+			break;
+		default:
+			return ij_fail(p, "bad escape \\%c", c);
+		}
+	}
+	*d = '\0';
+	p->s = end + 1;
+	return 0;
+}
+
+static int ij_push(struct ij_value *v, size_t *cap)
+{
+	if (v->n == *cap) {
+		size_t c = *cap ? *cap * 2 : 8;
+		struct ij_value *items = realloc(v->items, c * sizeof(*items));
+
+		if (!items)
+			return -ENOMEM;
+		v->items = items;
+		if (v->type == IJ_OBJ) {
+			char **keys = realloc(v->keys, c * sizeof(*keys));
+
+			if (!keys)
+				return -ENOMEM;
+			v->keys = keys;
+		}
+		*cap = c;
+	}
+	memset(&v->items[v->n], 0, sizeof(v->items[0]));
+	if (v->type == IJ_OBJ)
+		v->keys[v->n] = NULL;
+	v->n++;
+	return 0;
+}
+
+static int ij_container(struct ij_parser *p, struct ij_value *v, char close)
+{
+	size_t cap = 0;
+	int err;
+
+	if (++p->depth > IJ_MAX_DEPTH)
+		return ij_fail(p, "nested too deep");
+	p->s++;
+	ij_space(p);
+	if (*p->s == close) {
+		p->s++;
+		p->depth--;
+		return 0;
+	}
+	for (;;) {
+		err = ij_push(v, &cap);
+		if (err)
+			return err;
+		ij_space(p);
+		if (v->type == IJ_OBJ) {
+			if (*p->s != '"')
+				return ij_fail(p, "expected a key");
+			err = ij_string(p, &v->keys[v->n - 1]);
+			if (err)
+				return err;
+			ij_space(p);
+			if (*p->s++ != ':')
+				return ij_fail(p, "expected ':'");
+			ij_space(p);
+		}
+		err = ij_value(p, &v->items[v->n - 1]);
+		if (err)
+			return err;
+		ij_space(p);
+		if (*p->s == ',') {
+			p->s++;
+			continue;
+		}
+		if (*p->s == close) {
+			p->s++;
+			p->depth--;
+			return 0;
+		}
+		return ij_fail(p, "expected ',' or '%c'", close);
+	}
+}
+
+static int ij_value(struct ij_parser *p, struct ij_value *v)
+{
+	char *end;
+
+	memset(v, 0, sizeof(*v));
+	switch (*p->s) {
+	case '{':
+		v->type = IJ_OBJ;
+		return ij_container(p, v, '}');
+	case '[':
+		v->type = IJ_ARR;
+		return ij_container(p, v, ']');
+	case '"':
+		v->type = IJ_STR;
+		return ij_string(p, &v->str);
+	case 't':
+		if (strncmp(p->s, "true", 4))
+			break;
+		v->type = IJ_BOOL;
+		v->b = true;
+		p->s += 4;
+		return 0;
+	case 'f':
+		if (strncmp(p->s, "false", 5))
+			break;
+		v->type = IJ_BOOL;
+		p->s += 5;
+		return 0;
+	case 'n':
+		if (strncmp(p->s, "null", 4))
+			break;
+		v->type = IJ_NULL;
+		p->s += 4;
+		return 0;
+	default:
+		if (*p->s != '-' && (*p->s < '0' || *p->s > '9'))
+			break;
+		v->type = IJ_NUM;
+		v->num = strtod(p->s, &end);
+		if (end == p->s || !isfinite(v->num))
+			return ij_fail(p, "bad number");
+		p->s = end;
+		return 0;
+	}
+	return ij_fail(p, "unexpected '%.10s'", p->s);
+}
+
+void ij_free(struct ij_value *v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->n; i++) {
+		ij_free(&v->items[i]);
+		if (v->type == IJ_OBJ)
+			free(v->keys[i]);
+	}
+	free(v->items);
+	free(v->keys);
+	free(v->str);
+	memset(v, 0, sizeof(*v));
+}
+
+int ij_parse(const char *text, struct ij_value *v, char *err, size_t errlen)
+{
+	struct ij_parser p = { .s = text, .err = err, .errlen = errlen };
+	int ret;
+
+	if (err && errlen)
+		err[0] = '\0';
+	ij_space(&p);
+	ret = ij_value(&p, v);
+	if (ret)
+		return ret;
+	ij_space(&p);
+	if (*p.s)
+		return ij_fail(&p, "trailing text after the value");
+	return 0;
+}
+
+const struct ij_value *ij_get(const struct ij_value *obj, const char *key)
+{
+	size_t i;
+
+	if (!obj || obj->type != IJ_OBJ)
+		return NULL;
+	/* The last of duplicate keys wins, as with most readers. */
+	for (i = obj->n; i-- > 0;)
+		if (!strcmp(obj->keys[i], key))
+			return &obj->items[i];
+	return NULL;
+}
+
+/* ---- the recordings' keys: every key name the analysis uses is below ---- */
+
+static double num_or(const struct ij_value *o, const char *key, double dflt)
+{
+	const struct ij_value *v = ij_get(o, key);
+
+	return v && v->type == IJ_NUM ? v->num : dflt;
+}
+
+static __u64 u64_of(const struct ij_value *o, const char *key)
+{
+	double d = num_or(o, key, 0);
+
+	return d > 0 ? (__u64)d : 0;
+}
+
+static bool bool_of(const struct ij_value *o, const char *key)
+{
+	const struct ij_value *v = ij_get(o, key);
+
+	return v && v->type == IJ_BOOL && v->b;
+}
+
+static const char *str_of(const struct ij_value *o, const char *key)
+{
+	const struct ij_value *v = ij_get(o, key);
+
+	return v && v->type == IJ_STR ? v->str : NULL;
+}
+
+static void copy_str(char *dst, size_t len, const char *s)
+{
+	snprintf(dst, len, "%s", s ?: "");
+}
+
+static int name_index(const char *s, const char *const *names, int n)
+{
+	int i;
+
+	for (i = 0; s && i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static const char *const ev_names[WHY_EV_NR] = {
+	"window", "target", "cookie", "culprit_forgotten", "depth",
+	"throttle", "use_delay", "delay_charge", "delay_pay", "enable",
+	"scale_reset", "scale_skip",
+};
+
+static const char *const skip_names[WHY_SKIP_NR] = { "raced", "protected", "few_ios" };
+
+static enum why_by by_of(const struct ij_value *o)
+{
+	static const char *const names[] = { "window", "timer", "target", "offline", "user" };
+	int i = name_index(str_of(o, "by"), names, 5);
+
+	return i < 0 ? WHY_BY_OTHER : (enum why_by)i;
+}
+
+static enum why_action action_of(const char *s)
+{
+	int i = name_index(s, why_action_names, WHY_ACT_NR);
+
+	return i < 0 ? WHY_ACT_OK : (enum why_action)i;
+}
+
+/* A depth: a number, or "max" for unlimited (null before schema 1). */
+static __u32 depth_of(const struct ij_value *v)
+{
+	if (v && v->type == IJ_NUM && v->num >= 0 && v->num < WHY_DEPTH_MAX)
+		return (__u32)v->num;
+	return WHY_DEPTH_MAX;
+}
+
+static int feed_snoop(struct why_model *m, const struct ij_value *o,
+		      char *err, size_t errlen)
+{
+	static struct why_event e;
+	const char *type = str_of(o, "event");
+	int t = name_index(type, ev_names, WHY_EV_NR);
+
+	if (t < 0)
+		return 0;	/* an event kind from a newer tool: skipped */
+	memset(&e, 0, sizeof(e));
+	e.type = t;
+	e.time = num_or(o, "time", 0);
+	copy_str(e.device, sizeof(e.device), str_of(o, "device"));
+	copy_str(e.cgroup, sizeof(e.cgroup), str_of(o, "cgroup"));
+	e.cgroup_id = u64_of(o, "cgroup_id");
+	switch (e.type) {
+	case WHY_EV_WINDOW:
+		e.met = bool_of(o, "met");
+		e.win_met = bool_of(o, "win_met");
+		e.target_us = u64_of(o, "target_us");
+		e.win_ms = u64_of(o, "win_ms");
+		e.samples = u64_of(o, "samples");
+		/* "stat": "missed" on non-rotational devices, "mean" else */
+		e.ssd = !ij_get(o, "mean_us") &&
+			(ij_get(o, "missed") || !strcmp(str_of(o, "stat") ?: "", "missed"));
+		e.missed = u64_of(o, "missed");
+		e.mean_us = u64_of(o, "mean_us");
+		e.action = action_of(str_of(o, "action"));
+		e.cookie = u64_of(o, "cookie");
+		e.scale_lat_us = u64_of(o, "scale_lat_us");
+		break;
+	case WHY_EV_TARGET:
+		e.old = u64_of(o, "old_us");
+		e.new = u64_of(o, "new_us");
+		e.win_ms = u64_of(o, "win_ms");
+		e.by = by_of(o);
+		break;
+	case WHY_EV_COOKIE:
+	case WHY_EV_FORGOT:
+	case WHY_EV_RESET:
+		e.old = u64_of(o, "old");
+		e.new = u64_of(o, "new");
+		copy_str(e.culprit, sizeof(e.culprit), str_of(o, "culprit"));
+		e.culprit_id = u64_of(o, "culprit_id");
+		e.scale_lat_us = u64_of(o, "scale_lat_us");
+		e.idle_ms = u64_of(o, "idle_ms");
+		e.by = by_of(o);
+		break;
+	case WHY_EV_SKIP:
+		e.old = u64_of(o, "old");
+		e.new = u64_of(o, "new");
+		t = name_index(str_of(o, "reason"), skip_names, WHY_SKIP_NR);
+		e.reason = t < 0 ? WHY_SKIP_RACED : (enum why_skip)t;
+		e.target_us = u64_of(o, "target_us");
+		e.scale_lat_us = u64_of(o, "scale_lat_us");
+		e.samples = u64_of(o, "samples");
+		break;
+	case WHY_EV_DEPTH:
+		e.old = depth_of(ij_get(o, "old"));
+		e.new = depth_of(ij_get(o, "new"));
+		e.cookie = u64_of(o, "cookie");
+		e.nr_requests = u64_of(o, "nr_requests");
+		break;
+	case WHY_EV_USE_DELAY:
+		e.ud_old = (__s64)num_or(o, "old", 0);
+		e.ud_new = (__s64)num_or(o, "new", 0);
+		e.delay_us = u64_of(o, "delay_us");
+		break;
+	case WHY_EV_CHARGE:
+		e.charge_us = u64_of(o, "charge_us");
+		e.delay_us = u64_of(o, "delay_us");
+		break;
+	case WHY_EV_PAY:
+		e.slept_us = u64_of(o, "slept_us");
+		e.delay_us = u64_of(o, "delay_us");
+		break;
+	default:
+		break;
+	}
+	if (why_model_event(m, &e)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int feed_top(struct why_model *m, const struct ij_value *o,
+		    char *err, size_t errlen)
+{
+	static struct why_row r;
+	const struct ij_value *rows = ij_get(o, "cgroups");
+	double time = num_or(o, "time", 0), secs = num_or(o, "interval_s", 0);
+	size_t i;
+
+	for (i = 0; i < rows->n; i++) {
+		const struct ij_value *c = &rows->items[i], *w, *v, *ch, *sk;
+
+		if (c->type != IJ_OBJ)
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.time = time;
+		r.interval_s = secs;
+		copy_str(r.device, sizeof(r.device), str_of(c, "device"));
+		copy_str(r.cgroup, sizeof(r.cgroup), str_of(c, "cgroup"));
+		r.cgroup_id = u64_of(c, "cgroup_id");
+		r.rotational = bool_of(c, "rotational");
+		r.target_us = u64_of(c, "target_us");
+		w = ij_get(c, "window");
+		if (w && w->type == IJ_OBJ) {
+			r.has_window = true;
+			r.met = bool_of(w, "met");
+			r.win_met = bool_of(w, "win_met");
+			r.samples = u64_of(w, "samples");
+			r.ssd = !strcmp(str_of(w, "stat") ?: "", "missed");
+			r.missed = u64_of(w, "missed");
+			r.mean_us = u64_of(w, "mean_us");
+			/* Schema 1 names the action; before it, a number and action_name. */
+			r.action = action_of(str_of(w, "action") ?: str_of(w, "action_name"));
+		}
+		r.windows = u64_of(c, "windows");
+		r.windows_missed = u64_of(c, "windows_missed");
+		r.iops = num_or(c, "iops", NAN);
+		r.read_mbps = num_or(c, "read_mbps", NAN);
+		r.write_mbps = num_or(c, "write_mbps", NAN);
+		v = ij_get(c, "depth");
+		r.depth_known = v && v->type != IJ_NULL;
+		r.depth = depth_of(v);
+		r.unknown_state = !strcmp(str_of(c, "state") ?: "", "unknown");
+		r.use_delay = (__s64)num_or(c, "use_delay", 0);
+		r.charged_ms = num_or(c, "delay_charged_ms", 0);
+		r.paid_ms = num_or(c, "delay_paid_ms", 0);
+		sk = ij_get(c, "scale_skips");
+		r.skips[WHY_SKIP_RACED] = u64_of(sk, "raced");
+		r.skips[WHY_SKIP_PROTECTED] = u64_of(sk, "protected");
+		r.skips[WHY_SKIP_FEW_IOS] = u64_of(sk, "few_ios");
+		ch = ij_get(c, "children");
+		if (ch && ch->type == IJ_OBJ) {
+			r.has_children = true;
+			r.child_cookie = u64_of(ch, "cookie");
+			copy_str(r.culprit, sizeof(r.culprit), str_of(ch, "culprit"));
+			r.culprit_id = u64_of(ch, "culprit_id");
+			r.scale_downs = u64_of(ch, "scale_downs");
+			r.scale_ups = u64_of(ch, "scale_ups");
+			r.timer_ups = u64_of(ch, "timer_ups");
+			r.forgotten = u64_of(ch, "culprits_forgotten");
+			r.resets = u64_of(ch, "resets");
+		}
+		if (why_model_row(m, &r)) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+enum ij_line ij_feed_line(struct why_model *m, const char *line, char *err,
+			  size_t errlen)
+{
+	struct ij_value v;
+	const struct ij_value *rows;
+	enum ij_line kind = IJ_LINE_BAD;
+	const char *s = line;
+
+	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+		s++;
+	if (!*s)
+		return IJ_LINE_EMPTY;
+	if (ij_parse(s, &v, err, errlen))
+		goto out;
+	if (v.type != IJ_OBJ) {
+		snprintf(err, errlen, "not a JSON object");
+		goto out;
+	}
+	/*
+	 * iolat-top's lines hold an array of rows, iolat-snoop's name their
+	 * event.  A "schema" or "version" key is accepted and not checked:
+	 * the keys read are looked up by name, absent ones read as unknown.
+	 */
+	rows = ij_get(&v, "cgroups");
+	if (rows && rows->type == IJ_ARR) {
+		if (!feed_top(m, &v, err, errlen))
+			kind = IJ_LINE_TOP;
+	} else if (str_of(&v, "event")) {
+		if (!feed_snoop(m, &v, err, errlen))
+			kind = IJ_LINE_SNOOP;
+	} else {
+		snprintf(err, errlen, "neither an iolat-snoop -j event nor an iolat-top -j report");
+	}
+out:
+	ij_free(&v);
+	return kind;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading the iolat tools' JSON lines: a small JSON parser, and the one
+ * place that knows the keys iolat-snoop -j and iolat-top -j print.  It
+ * turns a line into iolat-why's plain inputs (iolat-why-rules.h), so that a
+ * key renamed in either tool is one line to change here, and the analysis
+ * never sees JSON.  Unknown keys are ignored; a "schema" or "version" key,
+ * if a line has one, is read and left alone.
+ */
+#ifndef __IOLAT_JSON_H
+#define __IOLAT_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "iolat-why-rules.h"
+
+enum ij_type { IJ_NULL, IJ_BOOL, IJ_NUM, IJ_STR, IJ_ARR, IJ_OBJ };
+
+struct ij_value {
+	enum ij_type type;
+	bool b;
+	double num;
+	char *str;		/* IJ_STR */
+	size_t n;		/* IJ_ARR, IJ_OBJ: items */
+	struct ij_value *items;
+	char **keys;		/* IJ_OBJ */
+};
+
+/*
+ * Parse one JSON text (a whole line) into @v.  0, or -EINVAL with what is
+ * wrong in @err; -ENOMEM.  ij_free() it either way.
+ */
+int ij_parse(const char *text, struct ij_value *v, char *err, size_t errlen);
+void ij_free(struct ij_value *v);
+/* Member @key of object @obj, NULL when absent or @obj is no object. */
+const struct ij_value *ij_get(const struct ij_value *obj, const char *key);
+
+/* What a line of a recording is. */
+enum ij_line { IJ_LINE_BAD = -1, IJ_LINE_EMPTY, IJ_LINE_SNOOP, IJ_LINE_TOP };
+
+/*
+ * Decode a line of an iolat-snoop -j or iolat-top -j recording and hand
+ * what it holds to @m (why_model_event(), why_model_row()).  Returns the
+ * line's kind; IJ_LINE_BAD with the reason in @err.
+ */
+enum ij_line ij_feed_line(struct why_model *m, const char *line, char *err,
+			  size_t errlen);
+
+#endif /* __IOLAT_JSON_H */

@@ -1,0 +1,1617 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iolat-why's model and rules.  See iolat-why-rules.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "iolat-why-rules.h"
+
+const char *const why_action_names[WHY_ACT_NR] = {
+	"ok", "hold", "few", "up", "not_owner", "down", "tighter", "offline",
+};
+
+const char *const why_rule_names[WHY_RULE_NR] = {
+	"unreachable_target", "ten_percent_rule", "no_charge_without_target",
+	"flapping", "slow_recovery", "nothing_to_throttle", "cookie_at_floor",
+	"tighter_sibling_owns_scaling", "depth_unknown", "ghost_culprit",
+	"target_not_as_meant",
+};
+
+/*
+ * The thresholds.  Each rule fires on a pattern that lasts, never on one
+ * window: a healthy protected group misses now and then, its siblings'
+ * depth moves a few times, its parent's cookie goes down and back up.
+ */
+#define MIN_WINDOWS		10	/* before saying anything of a group's windows */
+#define UNREACHABLE_PCT		90	/* windows missed, with siblings at depth 1 */
+#define UNREACHABLE_AFTER	5	/* windows after a sibling reached depth 1 */
+#define TAIL_MIN		5	/* windows with a hidden tail */
+#define FLAP_MIN		5	/* downs and ups each */
+#define FLAP_REVERSALS		6	/* changes of direction */
+#define FLAP_RATE		1.0	/* of them a second: the demo has 2 */
+#define RECOVERY_SLOW_S		10.0	/* from the last scale-down to depth max */
+#define NOTHING_MISSED_PCT	50
+#define FLOOR_NOOPS		3	/* scale-downs that changed nothing */
+#define TIGHTER_MIN		5
+#define TIGHTER_MIN_TOP		3	/* iolat-top's samples: one window a second */
+#define GHOST_GRACE_S		6.0	/* the timer forgets a culprit after 5 s */
+#define TARGET_TINY_US		20	/* below any device's completion time */
+#define TARGET_HUGE_US		1000000	/* a second: the longest window */
+
+/* One window of a group, from either source. */
+struct why_win {
+	double t;
+	__u32 samples, missed;	/* missed: bios over target (non-rotational) */
+	__u32 mean_us;		/* rotational */
+	__u64 scale_lat_us;	/* the culprit's target; 0 unknown (iolat-top) */
+	__u8 action, verdict_missed, win_met, ssd;
+};
+
+struct why_wlog {
+	struct why_win *v;
+	size_t n, cap;
+};
+
+/* A scale event of a parent, kept for flapping, recovery, ghosts. */
+struct why_scale {
+	double t;
+	__u64 culprit_id;
+	__u32 old, new;
+	__u32 downs, ups;	/* a top row: since the previous interval */
+	__u8 type;		/* enum why_ev_type, or WHY_EV_NR for a top row */
+	__u8 by;
+	bool named;		/* the culprit's path was known */
+};
+
+struct why_depth {		/* a depth change (or a row's depth) */
+	double t;
+	__u32 depth;
+};
+
+struct why_cg {
+	char device[WHY_DEV_LEN];
+	char *path;
+	__u64 id;
+	double first_t, last_t;
+	double last_row_t;	/* its last iolat-top row */
+	/* target */
+	__u64 target_us;	/* the last known; 0 none */
+	bool ever_target;
+	__u64 odd_target_us;	/* a target that looks mistyped, and when */
+	double odd_target_t;
+	bool sub_us_target;
+	bool gone;
+	double gone_t;
+	/* windows: iolat-snoop's, iolat-top's samples and counters */
+	struct why_wlog ws, wt;
+	__u64 top_windows, top_missed;
+	/* depth and use_delay */
+	struct why_depth *dv;
+	size_t dn, dcap;
+	bool depth_known;
+	__u32 depth, min_depth, nr_requests;
+	__u64 depth_changes;
+	__s64 use_delay, max_use_delay;
+	/* induced delay */
+	double charged_ms, paid_ms;	/* iolat-top's cumulative */
+	double charged_ev_us, paid_ev_us;	/* iolat-snoop's events */
+	__u64 charges, pays;
+	double write_mb_delayed, delayed_s;	/* writes while use_delay > 0 */
+	/* IO */
+	double iops_min, iops_max, iops_sum;
+	__u64 iops_n;
+	__u64 rows, rows_unknown;
+	/* parent side */
+	bool is_parent;
+	__u32 min_cookie;
+	struct why_scale *sv;
+	size_t sn, scap;
+	__u64 top_downs, top_ups, top_timer_ups;
+	__u64 pending_downs, noop_downs;
+	double last_down_window;	/* a child's window with action down */
+	double floor_t;
+	__u32 floor_cookie;
+};
+
+struct why_model {
+	struct why_cg **v;	/* each its own allocation: pointers stay */
+	size_t n, cap;
+	size_t *hash;		/* index + 1; 0 empty */
+	size_t hcap;
+	double first, last;
+	size_t events, rows;
+};
+
+static __u64 hash_key(const char *dev, const char *path)
+{
+	__u64 h = 1469598103934665603ULL;
+
+	for (; *dev; dev++)
+		h = (h ^ (unsigned char)*dev) * 1099511628211ULL;
+	h = (h ^ 0xff) * 1099511628211ULL;
+	for (; *path; path++)
+		h = (h ^ (unsigned char)*path) * 1099511628211ULL;
+	return h;
+}
+
+/* Put group @i in the hash table. */
+static void hash_put(size_t *h, size_t cap, struct why_model *m, size_t i)
+{
+	size_t j = hash_key(m->v[i]->device, m->v[i]->path) & (cap - 1);
+
+	while (h[j])
+		j = (j + 1) & (cap - 1);
+	h[j] = i + 1;
+}
+
+static int rehash(struct why_model *m)
+{
+	size_t cap = m->hcap ? m->hcap * 2 : 256, i;
+	size_t *h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < m->n; i++)
+		hash_put(h, cap, m, i);
+	free(m->hash);
+	m->hash = h;
+	m->hcap = cap;
+	return 0;
+}
+
+static struct why_cg *cg_find(const struct why_model *m, const char *dev,
+			      const char *path)
+{
+	size_t j;
+
+	if (!m->hcap)
+		return NULL;
+	j = hash_key(dev, path) & (m->hcap - 1);
+	for (; m->hash[j]; j = (j + 1) & (m->hcap - 1)) {
+		struct why_cg *c = m->v[m->hash[j] - 1];
+
+		if (!strcmp(c->device, dev) && !strcmp(c->path, path))
+			return c;
+	}
+	return NULL;
+}
+
+static struct why_cg *cg_get(struct why_model *m, const char *dev,
+			     const char *path, double t)
+{
+	struct why_cg *c = cg_find(m, dev, path);
+
+	if (!c) {
+		if (m->n == m->cap) {
+			size_t cap = m->cap ? m->cap * 2 : 64;
+			struct why_cg **v = realloc(m->v, cap * sizeof(*v));
+
+			if (!v)
+				return NULL;
+			m->v = v;
+			m->cap = cap;
+		}
+		if ((m->n + 1) * 2 > m->hcap && rehash(m))
+			return NULL;
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->path = strdup(path);
+		if (!c->path) {
+			free(c);
+			return NULL;
+		}
+		snprintf(c->device, sizeof(c->device), "%s", dev);
+		c->depth = c->min_depth = WHY_DEPTH_MAX;
+		c->min_cookie = WHY_DEFAULT_COOKIE;
+		c->iops_min = INFINITY;
+		c->first_t = t;
+		m->v[m->n] = c;
+		hash_put(m->hash, m->hcap, m, m->n);
+		m->n++;
+	}
+	if (t > c->last_t)
+		c->last_t = t;
+	return c;
+}
+
+/* The group with cgroup id @id on @dev, or on any device; NULL if unseen. */
+static struct why_cg *cg_by_id(const struct why_model *m, const char *dev, __u64 id)
+{
+	struct why_cg *any = NULL;
+	size_t i;
+
+	for (i = 0; id && i < m->n; i++) {
+		if (m->v[i]->id != id)
+			continue;
+		if (!strcmp(m->v[i]->device, dev))
+			return m->v[i];
+		any = m->v[i];
+	}
+	return any;
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 16;
+	void *p = realloc(*v, c * size);
+
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+static int wlog_add(struct why_wlog *l, const struct why_win *w)
+{
+	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
+		return -ENOMEM;
+	l->v[l->n++] = *w;
+	return 0;
+}
+
+/* A depth seen at @t; sorted and reduced to changes by finalize(). */
+static int depth_add(struct why_cg *c, double t, __u32 depth)
+{
+	/*
+	 * The same depth again from the same source (iolat-top repeats it
+	 * every interval): the first of a run is the one that matters, and a
+	 * long recording of many groups stays small.
+	 */
+	if (c->dn && c->dv[c->dn - 1].depth == depth && c->dv[c->dn - 1].t <= t)
+		return 0;
+	if (grow((void **)&c->dv, &c->dcap, c->dn, sizeof(*c->dv)))
+		return -ENOMEM;
+	c->dv[c->dn++] = (struct why_depth){ t, depth };
+	return 0;
+}
+
+static int scale_add(struct why_cg *p, const struct why_scale *s)
+{
+	p->is_parent = true;
+	if (s->new < p->min_cookie)
+		p->min_cookie = s->new;
+	if (grow((void **)&p->sv, &p->scap, p->sn, sizeof(*p->sv)))
+		return -ENOMEM;
+	p->sv[p->sn++] = *s;
+	return 0;
+}
+
+/* "/a/b" -> "/a"; "/a" -> "/"; "/" -> "" (no parent). */
+static void parent_path(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || !strcmp(path, "/")) {
+		snprintf(out, len, "%s", "");
+		return;
+	}
+	if (slash == path)
+		snprintf(out, len, "/");
+	else
+		snprintf(out, len, "%.*s", (int)(slash - path), path);
+}
+
+static struct why_cg *parent_of(struct why_model *m, const struct why_cg *c,
+				bool create)
+{
+	static char pp[WHY_NAME_LEN];
+
+	parent_path(c->path, pp, sizeof(pp));
+	if (!pp[0])
+		return NULL;
+	return create ? cg_get(m, c->device, pp, c->last_t) : cg_find(m, c->device, pp);
+}
+
+static void span(struct why_model *m, double t)
+{
+	if (t <= 0)
+		return;
+	if (!m->first || t < m->first)
+		m->first = t;
+	if (t > m->last)
+		m->last = t;
+}
+
+struct why_model *why_model_new(void)
+{
+	return calloc(1, sizeof(struct why_model));
+}
+
+void why_model_free(struct why_model *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->n; i++) {
+		free(m->v[i]->path);
+		free(m->v[i]->ws.v);
+		free(m->v[i]->wt.v);
+		free(m->v[i]->dv);
+		free(m->v[i]->sv);
+		free(m->v[i]);
+	}
+	free(m->v);
+	free(m->hash);
+	free(m);
+}
+
+static void note_target(struct why_cg *c, __u64 us, double t)
+{
+	c->target_us = us;
+	if (us)
+		c->ever_target = true;
+	if (us && (us < TARGET_TINY_US || us > TARGET_HUGE_US) && !c->odd_target_us) {
+		c->odd_target_us = us;
+		c->odd_target_t = t;
+	}
+}
+
+static int event_window(struct why_model *m, struct why_cg *c,
+			const struct why_event *e)
+{
+	struct why_win w = {
+		.t = e->time, .samples = e->samples, .missed = e->missed,
+		.mean_us = e->mean_us, .action = e->action, .win_met = e->win_met,
+		.ssd = e->ssd, .scale_lat_us = e->scale_lat_us,
+		.verdict_missed = !e->met && e->action != WHY_ACT_OFFLINE,
+	};
+	struct why_cg *p = parent_of(m, c, true);
+
+	if (!p)
+		return -ENOMEM;
+	if (e->target_us)
+		note_target(c, e->target_us, e->time);
+	else if (e->action != WHY_ACT_OFFLINE)
+		c->sub_us_target = true;	/* windows run only with a target */
+	if (e->action == WHY_ACT_OFFLINE && !c->gone) {
+		c->gone = true;
+		c->gone_t = e->time;
+	}
+	/*
+	 * A scale-down that moved the cookie traced its cookie event first;
+	 * one that finds none is a down at the floor, where the cookie stays.
+	 */
+	if (e->action == WHY_ACT_DOWN) {
+		p->is_parent = true;
+		p->last_down_window = e->time;
+		if (p->pending_downs) {
+			p->pending_downs--;
+		} else {
+			if (!p->noop_downs++) {
+				p->floor_t = e->time;
+				p->floor_cookie = e->cookie;
+			}
+		}
+	}
+	return wlog_add(&c->ws, &w);
+}
+
+int why_model_event(struct why_model *m, const struct why_event *e)
+{
+	struct why_cg *c, *p;
+	struct why_scale s;
+
+	m->events++;
+	span(m, e->time);
+	if (!e->cgroup[0]) {
+		/* Per-bio events carry an id: the group seen with it before. */
+		c = e->cgroup_id ? cg_by_id(m, e->device, e->cgroup_id) : NULL;
+		if (!c)
+			return 0;
+	} else {
+		c = cg_get(m, e->device, e->cgroup, e->time);
+		if (!c)
+			return -ENOMEM;
+		if (e->cgroup_id)
+			c->id = e->cgroup_id;
+	}
+
+	switch (e->type) {
+	case WHY_EV_WINDOW:
+		return event_window(m, c, e);
+	case WHY_EV_TARGET:
+		if (e->by == WHY_BY_OFFLINE) {
+			c->gone = true;
+			c->gone_t = e->time;
+			c->target_us = 0;
+		} else {
+			note_target(c, e->new, e->time);
+		}
+		return 0;
+	case WHY_EV_COOKIE:
+	case WHY_EV_FORGOT:
+	case WHY_EV_RESET:
+		s = (struct why_scale){ .t = e->time, .culprit_id = e->culprit_id,
+			.old = e->old, .new = e->new, .type = e->type, .by = e->by,
+			.named = e->culprit[0] != '\0' };
+		if (e->type == WHY_EV_COOKIE && e->by == WHY_BY_WINDOW && e->new < e->old)
+			c->pending_downs++;
+		if (e->culprit[0] && e->culprit_id) {
+			struct why_cg *cul = cg_get(m, e->device, e->culprit, e->time);
+
+			if (!cul)
+				return -ENOMEM;
+			cul->id = e->culprit_id;
+		}
+		return scale_add(c, &s);
+	case WHY_EV_DEPTH:
+		if (e->nr_requests)
+			c->nr_requests = e->nr_requests;
+		p = parent_of(m, c, true);
+		if (!p)
+			return -ENOMEM;
+		if (e->nr_requests)
+			p->nr_requests = e->nr_requests;
+		return depth_add(c, e->time, e->new);
+	case WHY_EV_USE_DELAY:
+		c->use_delay = e->ud_new;
+		if (e->ud_new > c->max_use_delay)
+			c->max_use_delay = e->ud_new;
+		return 0;
+	case WHY_EV_SKIP:
+		return 0;
+	case WHY_EV_CHARGE:
+		c->charges++;
+		c->charged_ev_us += e->charge_us;
+		return 0;
+	case WHY_EV_PAY:
+		c->pays++;
+		c->paid_ev_us += e->slept_us;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int why_model_row(struct why_model *m, const struct why_row *r)
+{
+	struct why_cg *c;
+
+	m->rows++;
+	span(m, r->time);
+	c = cg_get(m, r->device, r->cgroup, r->time);
+	if (!c)
+		return -ENOMEM;
+	if (r->cgroup_id)
+		c->id = r->cgroup_id;
+	c->rows++;
+	c->last_row_t = r->time;
+	if (r->target_us)
+		note_target(c, r->target_us, r->time);
+	else if (c->target_us && !r->has_window)
+		c->target_us = 0;
+	/* One window per interval at most: the last, when a new one ended. */
+	if (r->has_window && r->windows > c->top_windows) {
+		struct why_win w = {
+			.t = r->time, .samples = r->samples, .missed = r->missed,
+			.mean_us = r->mean_us, .action = r->action,
+			.win_met = r->win_met, .ssd = r->ssd,
+			.verdict_missed = !r->met && r->action != WHY_ACT_OFFLINE,
+		};
+
+		if (wlog_add(&c->wt, &w))
+			return -ENOMEM;
+	}
+	if (r->windows > c->top_windows)
+		c->top_windows = r->windows;
+	if (r->windows_missed > c->top_missed)
+		c->top_missed = r->windows_missed;
+	if (r->depth_known) {
+		if (depth_add(c, r->time, r->depth))
+			return -ENOMEM;
+	} else {
+		c->rows_unknown++;
+	}
+	if (r->use_delay > c->max_use_delay)
+		c->max_use_delay = r->use_delay;
+	if (r->depth_known || r->use_delay)
+		c->use_delay = r->use_delay;
+	if (r->charged_ms > c->charged_ms)
+		c->charged_ms = r->charged_ms;
+	if (r->paid_ms > c->paid_ms)
+		c->paid_ms = r->paid_ms;
+	if (r->use_delay > 0 && !isnan(r->write_mbps) && r->interval_s > 0) {
+		c->write_mb_delayed += r->write_mbps * r->interval_s;
+		c->delayed_s += r->interval_s;
+	}
+	if (!isnan(r->iops)) {
+		if (r->iops < c->iops_min)
+			c->iops_min = r->iops;
+		if (r->iops > c->iops_max)
+			c->iops_max = r->iops;
+		c->iops_sum += r->iops;
+		c->iops_n++;
+	}
+	if (r->has_children) {
+		struct why_scale s = { .t = r->time, .culprit_id = r->culprit_id,
+			.old = r->child_cookie, .new = r->child_cookie,
+			.type = WHY_EV_NR, .named = r->culprit[0] != '\0' };
+		bool moved = r->scale_downs > c->top_downs || r->scale_ups > c->top_ups;
+
+		/* Kept when it says something: a move, or a low cookie. */
+		if (moved || r->child_cookie < WHY_DEFAULT_COOKIE || r->culprit_id) {
+			/* counters since iolat-top started; smaller: restarted */
+			s.downs = r->scale_downs - (r->scale_downs >= c->top_downs ? c->top_downs : 0);
+			s.ups = r->scale_ups - (r->scale_ups >= c->top_ups ? c->top_ups : 0);
+			if (scale_add(c, &s))
+				return -ENOMEM;
+		}
+		c->is_parent = true;
+		c->top_downs = r->scale_downs;
+		c->top_ups = r->scale_ups;
+		c->top_timer_ups = r->timer_ups;
+		if (r->culprit[0] && r->culprit_id) {
+			struct why_cg *cul = cg_get(m, r->device, r->culprit, r->time);
+
+			if (!cul)
+				return -ENOMEM;
+			cul->id = r->culprit_id;
+		}
+	}
+	return 0;
+}
+
+/* ---- findings ---- */
+
+struct sbuf {
+	char *s;
+	size_t n, cap;
+	bool oom;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (len < 0 || b->oom)
+		return;
+	if (b->n + len + 1 > b->cap) {
+		size_t cap = (b->n + len + 1) * 2;
+		char *s = realloc(b->s, cap);
+
+		if (!s) {
+			b->oom = true;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->n, len + 1, fmt, ap);
+	va_end(ap);
+	b->n += len;
+}
+
+static char *sb_take(struct sbuf *b)
+{
+	char *s = b->s ? b->s : strdup("");
+
+	memset(b, 0, sizeof(*b));
+	return s;
+}
+
+struct finding_text {
+	struct sbuf summary, evidence, advice, others, command;
+};
+
+static int add_finding(struct why_findings *out, enum why_rule rule,
+		       const struct why_cg *c, struct finding_text *t)
+{
+	struct why_finding *f;
+	bool oom = t->summary.oom || t->evidence.oom || t->advice.oom || t->others.oom ||
+		   t->command.oom;
+
+	if (oom || grow((void **)&out->v, &out->cap, out->n, sizeof(*out->v))) {
+		free(t->summary.s);
+		free(t->evidence.s);
+		free(t->advice.s);
+		free(t->others.s);
+		free(t->command.s);
+		return -ENOMEM;
+	}
+	f = &out->v[out->n++];
+	memset(f, 0, sizeof(*f));
+	f->rule = rule;
+	snprintf(f->device, sizeof(f->device), "%s", c->device);
+	f->cgroup = strdup(c->path);
+	f->summary = sb_take(&t->summary);
+	f->evidence = sb_take(&t->evidence);
+	f->advice = sb_take(&t->advice);
+	f->others = sb_take(&t->others);
+	f->command = sb_take(&t->command);
+	if (!f->cgroup || !f->summary || !f->evidence || !f->advice || !f->others ||
+	    !f->command)
+		return -ENOMEM;
+	return 0;
+}
+
+void why_findings_free(struct why_findings *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		free(f->v[i].cgroup);
+		free(f->v[i].others);
+		free(f->v[i].summary);
+		free(f->v[i].evidence);
+		free(f->v[i].advice);
+		free(f->v[i].command);
+	}
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}
+
+static void add_other(struct finding_text *t, const char *path)
+{
+	if (t->others.s && strstr(t->others.s, path)) {
+		/* whole names only */
+		const char *s = t->others.s;
+		size_t len = strlen(path);
+
+		while ((s = strstr(s, path))) {
+			if ((s == t->others.s || s[-1] == ' ') && (!s[len] || s[len] == ','))
+				return;
+			s++;
+		}
+	}
+	sb_printf(&t->others, "%s%s", t->others.n ? ", " : "", path);
+}
+
+/* The window log a group's rules read: iolat-snoop's when it has one. */
+static const struct why_wlog *wins(const struct why_cg *c)
+{
+	return c->ws.n ? &c->ws : &c->wt;
+}
+
+/* Windows and missed windows: counted exactly by either tool. */
+static void win_counts(const struct why_cg *c, __u64 *n, __u64 *missed)
+{
+	size_t i;
+
+	*n = *missed = 0;
+	if (c->ws.n >= c->top_windows) {
+		for (i = 0; i < c->ws.n; i++) {
+			if (c->ws.v[i].action == WHY_ACT_OFFLINE)
+				continue;
+			(*n)++;
+			*missed += c->ws.v[i].verdict_missed;
+		}
+	} else {
+		*n = c->top_windows;
+		*missed = c->top_missed;
+	}
+}
+
+static bool is_root(const struct why_cg *c)
+{
+	return !strcmp(c->path, "/");
+}
+
+static bool same_parent(const struct why_cg *a, const struct why_cg *b)
+{
+	char pa[WHY_NAME_LEN], pb[WHY_NAME_LEN];
+
+	if (strcmp(a->device, b->device) || a == b)
+		return false;
+	parent_path(a->path, pa, sizeof(pa));
+	parent_path(b->path, pb, sizeof(pb));
+	return pa[0] && !strcmp(pa, pb);
+}
+
+/* When @c first reached depth 1; 0 if never. */
+static double at_depth1(const struct why_cg *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->dn; i++)
+		if (c->dv[i].depth == 1)
+			return c->dv[i].t;
+	return 0;
+}
+
+static const char *depth_text(__u32 d, char *buf, size_t len)
+{
+	if (d == WHY_DEPTH_MAX)
+		return "max";
+	snprintf(buf, len, "%u", d);
+	return buf;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The median, over @c's missed windows, of the share of bios over target
+ * (non-rotational, in %) or the mean latency (rotational, in us).  -1: none.
+ */
+static double missed_median(const struct why_wlog *l, bool *ssd)
+{
+	double *v = malloc((l->n ?: 1) * sizeof(*v)), med = -1;
+	size_t i, k = 0;
+
+	if (!v)
+		return -1;
+	for (i = 0; i < l->n; i++) {
+		const struct why_win *w = &l->v[i];
+
+		if (!w->verdict_missed || !w->samples)
+			continue;
+		*ssd = w->ssd;
+		v[k++] = w->ssd ? 100.0 * w->missed / w->samples : w->mean_us;
+	}
+	if (k) {
+		qsort(v, k, sizeof(*v), cmp_double);
+		med = v[k / 2];
+	}
+	free(v);
+	return med;
+}
+
+static void sibling_text(struct finding_text *t, const struct why_cg *s)
+{
+	char d[16];
+
+	sb_printf(&t->evidence, "; %s: depth %s", s->path,
+		  s->depth_known ? depth_text(s->min_depth, d, sizeof(d)) : "unknown");
+	if (s->max_use_delay > 0)
+		sb_printf(&t->evidence, ", use_delay up to %lld", (long long)s->max_use_delay);
+	if (s->iops_n && s->iops_min < s->iops_max)
+		sb_printf(&t->evidence, ", %.0f-%.0f IOPS", s->iops_min, s->iops_max);
+	else if (s->iops_n)
+		sb_printf(&t->evidence, ", %.0f IOPS", s->iops_max);
+	add_other(t, s->path);
+}
+
+static void remove_target_advice(struct finding_text *t, const struct why_cg *c)
+{
+	sb_printf(&t->command, "echo \"$(cat /sys/block/%s/dev) target=max\" > "
+		  "/sys/fs/cgroup%s/io.latency", c->device, c->path);
+}
+
+static int rule_unreachable(struct why_model *m, struct why_cg *c,
+			    struct why_findings *out)
+{
+	const struct why_wlog *l = wins(c);
+	struct finding_text t = {};
+	double first1 = 0, med;
+	__u64 n, missed, after = 0, after_missed = 0;
+	bool ssd = false;
+	size_t i;
+
+	win_counts(c, &n, &missed);
+	if (!c->target_us || n < MIN_WINDOWS || missed * 100 < n * UNREACHABLE_PCT)
+		return 0;
+	/* The siblings it had throttled as far as they go: depth 1. */
+	for (i = 0; i < m->n; i++) {
+		double t1 = same_parent(c, m->v[i]) ? at_depth1(m->v[i]) : 0;
+
+		if (t1 && (!first1 || t1 < first1))
+			first1 = t1;
+	}
+	if (!first1)
+		return 0;
+	for (i = 0; i < l->n; i++) {
+		if (l->v[i].t < first1 || l->v[i].action == WHY_ACT_OFFLINE)
+			continue;
+		after++;
+		after_missed += l->v[i].verdict_missed;
+	}
+	if (after < UNREACHABLE_AFTER || after_missed * 100 < after * UNREACHABLE_PCT)
+		return 0;
+	med = missed_median(l, &ssd);
+	sb_printf(&t.summary, "%s's target %lluus is out of reach on %s: it missed "
+		  "%llu of %llu windows, and still %llu of %llu%s once its siblings were "
+		  "at depth 1, so throttling them buys it nothing",
+		  c->path, c->target_us, c->device, missed, n, after_missed, after,
+		  l == &c->ws ? "" : " seen by iolat-top");
+	if (med >= 0 && ssd)
+		sb_printf(&t.evidence, "median %.0f%% of its bios over %lluus in a missed window "
+			  "(a window misses at 10%%)", med, c->target_us);
+	else if (med >= 0)
+		sb_printf(&t.evidence, "median window mean %.0fus against its %lluus target",
+			  med, c->target_us);
+	sb_printf(&t.evidence, "%sa sibling reached depth 1 %.1fs into the recording",
+		  t.evidence.n ? "; " : "", first1 - m->first);
+	for (i = 0; i < m->n; i++)
+		if (same_parent(c, m->v[i]) && m->v[i]->depth_known)
+			sibling_text(&t, m->v[i]);
+	sb_printf(&t.advice, "the device itself is slower than %lluus for this IO: measure "
+		  "%s's latency with the device otherwise idle (fio at its real queue depth; "
+		  "p90 on non-rotational devices) and set the target above it with headroom, "
+		  "or remove it", c->target_us, c->path);
+	remove_target_advice(&t, c);
+	return add_finding(out, WHY_UNREACHABLE, c, &t);
+}
+
+static int rule_ten_percent(struct why_model *m, struct why_cg *c,
+			    struct why_findings *out)
+{
+	const struct why_wlog *l = wins(c);
+	struct finding_text t = {};
+	__u64 n = 0, tail = 0, missed = 0;
+	double max = 0;
+	size_t i, shown = 0;
+
+	for (i = 0; i < l->n; i++) {
+		const struct why_win *w = &l->v[i];
+
+		if (!w->ssd || w->action == WHY_ACT_OFFLINE)
+			continue;
+		n++;
+		missed += w->verdict_missed;
+		if (w->win_met && w->missed && w->samples) {
+			double share = 100.0 * w->missed / w->samples;
+
+			tail++;
+			if (share > max)
+				max = share;
+		}
+	}
+	/* A group throttled itself is not the one being protected. */
+	if (!c->target_us || n < MIN_WINDOWS || tail < TAIL_MIN || tail * 2 < n ||
+	    missed * 10 > n || c->min_depth != WHY_DEPTH_MAX)
+		return 0;
+	sb_printf(&t.summary, "%s's bios over its %lluus target on %s never count: in %llu "
+		  "of %llu windows some of its bios were over the target, but fewer than "
+		  "the 10%% that makes a non-rotational window miss, so it is never protected",
+		  c->path, c->target_us, c->device, tail, n);
+	sb_printf(&t.evidence, "share of bios over target per window:");
+	for (i = 0; i < l->n && shown < 12; i++) {
+		const struct why_win *w = &l->v[i];
+
+		if (!w->ssd || !w->samples || w->action == WHY_ACT_OFFLINE)
+			continue;
+		sb_printf(&t.evidence, " %.1f%% (%u/%u)", 100.0 * w->missed / w->samples,
+			  w->missed, w->samples);
+		shown++;
+	}
+	sb_printf(&t.evidence, "%s; at most %.1f%% in a window that met it; %llu "
+		  "window%s missed", n > shown ? " ..." : "", max, missed, missed == 1 ? "" : "s");
+	sb_printf(&t.advice, "on a non-rotational device the target bounds the group's "
+		  "p90, not its tail: set it to what the 90th percentile must stay under "
+		  "(lower than now, so that the tail it cares about crosses 10%%), or accept "
+		  "that io.latency does not protect its p99");
+	return add_finding(out, WHY_TEN_PERCENT, c, &t);
+}
+
+static int rule_no_charge(struct why_model *m, struct why_cg *c,
+			  struct why_findings *out)
+{
+	struct finding_text t = {};
+	const struct why_cg *charged = NULL;
+	double write_mbps = c->delayed_s ? c->write_mb_delayed / c->delayed_s : 0;
+	size_t i;
+
+	if (c->ever_target || c->max_use_delay <= 0 || is_root(c) ||
+	    c->charged_ms > 0 || c->charges || c->pays || c->paid_ms > 0)
+		return 0;
+	for (i = 0; i < m->n; i++) {
+		const struct why_cg *s = m->v[i];
+
+		if (same_parent(c, s) && s->ever_target && (s->charged_ms > 0 || s->charges))
+			charged = s;
+	}
+	/* Root-issued IO (swap-outs, metadata) shows as writes while delayed. */
+	if (write_mbps < 0.5 && !charged)
+		return 0;
+	sb_printf(&t.summary, "%s on %s is \"delayed\" (use_delay up to %lld) but has no "
+		  "target, so its root-issued IO (swap, metadata) is never charged induced "
+		  "delay and its tasks never sleep", c->path, c->device,
+		  (long long)c->max_use_delay);
+	sb_printf(&t.evidence, "0ms charged, 0ms paid");
+	if (c->delayed_s)
+		sb_printf(&t.evidence, "; writing %.1f MB/s while delayed (swap-outs are issued "
+			  "as root: no depth limit holds them)", write_mbps);
+	if (c->depth_known) {
+		char d[16];
+
+		sb_printf(&t.evidence, "; depth down to %s",
+			  depth_text(c->min_depth, d, sizeof(d)));
+	}
+	if (charged) {
+		sb_printf(&t.evidence, "; sibling %s, target %lluus, was charged %.0fms",
+			  charged->path, charged->target_us,
+			  charged->charged_ms ?: charged->charged_ev_us / 1000);
+		add_other(&t, charged->path);
+	}
+	sb_printf(&t.advice, "give %s a loose target (10 ms, say): a root-issued bio charges "
+		  "the group's own target minus its latency, and a group without a target has "
+		  "nothing to charge", c->path);
+	sb_printf(&t.command, "echo \"$(cat /sys/block/%s/dev) target=10000\" > "
+		  "/sys/fs/cgroup%s/io.latency", c->device, c->path);
+	return add_finding(out, WHY_NO_CHARGE, c, &t);
+}
+
+/* The culprit a parent's scaling named last, by path if known. */
+static const char *culprit_of(struct why_model *m, const struct why_cg *p,
+			      __u64 *id)
+{
+	size_t i;
+
+	for (i = p->sn; i-- > 0;) {
+		const struct why_cg *c;
+
+		if (!p->sv[i].culprit_id)
+			continue;
+		*id = p->sv[i].culprit_id;
+		c = cg_by_id(m, p->device, p->sv[i].culprit_id);
+		return c ? c->path : NULL;
+	}
+	*id = 0;
+	return NULL;
+}
+
+static void culprit_text(struct why_model *m, struct finding_text *t,
+			 const struct why_cg *p, const char **name)
+{
+	static char buf[64];
+	const char *path;
+	__u64 id;
+
+	path = culprit_of(m, p, &id);
+	if (!path && id) {
+		snprintf(buf, sizeof(buf), "cgroup id %llu", id);
+		path = buf;
+	} else if (path) {
+		add_other(t, path);
+	}
+	*name = path ?: "its culprit";
+}
+
+/* Is @s a child of @p on @p's device? */
+static bool child_of(const struct why_cg *s, const struct why_cg *p)
+{
+	char pp[WHY_NAME_LEN];
+
+	if (strcmp(s->device, p->device))
+		return false;
+	parent_path(s->path, pp, sizeof(pp));
+	return !strcmp(pp, p->path);
+}
+
+/* Does @p's scale log have iolat-snoop's cookie events (else iolat-top's rows)? */
+static bool has_cookie_events(const struct why_cg *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->sn; i++)
+		if (p->sv[i].type == WHY_EV_COOKIE)
+			return true;
+	return false;
+}
+
+static int rule_flapping(struct why_model *m, struct why_cg *p,
+			 struct why_findings *out)
+{
+	struct finding_text t = {};
+	__u64 downs = 0, ups = 0, reversals = 0, moving = 0, mixed = 0;
+	double first = 0, last = 0;
+	int dir = 0;
+	const char *culprit;
+	bool events = has_cookie_events(p);
+	size_t i;
+
+	for (i = 0; i < p->sn; i++) {
+		const struct why_scale *s = &p->sv[i];
+		int d;
+
+		if (events) {
+			if (s->type != WHY_EV_COOKIE || s->by != WHY_BY_WINDOW)
+				continue;
+			d = s->new < s->old ? -1 : 1;
+			d < 0 ? downs++ : ups++;
+		} else {
+			/*
+			 * iolat-top: counts per interval, not their order.
+			 * Both ways in one interval is one reversal at least:
+			 * a lower bound, so that a slow cycle is not taken
+			 * for flapping.
+			 */
+			if (s->type != WHY_EV_NR || (!s->downs && !s->ups))
+				continue;
+			downs += s->downs;
+			ups += s->ups;
+			moving++;
+			if (s->downs && s->ups) {
+				/* which way it ended is unknown: no change counted next */
+				reversals++;
+				mixed++;
+				dir = 0;
+				goto next;
+			}
+			d = s->downs ? -1 : 1;
+		}
+		if (dir && d != dir)
+			reversals++;
+		dir = d;
+next:
+		if (!first)
+			first = s->t;
+		last = s->t;
+	}
+	/*
+	 * A protected group that meets its target raises the cookie every
+	 * 500ms until it misses again: a slow cycle is the controller at work.
+	 */
+	if (downs < FLAP_MIN || ups < FLAP_MIN || reversals < FLAP_REVERSALS)
+		return 0;
+	/*
+	 * iolat-top's counts give a lower bound of the reversals: there, it
+	 * flaps when most intervals that moved the cookie moved it both ways.
+	 */
+	if (events ? reversals < FLAP_RATE * (last - first) : mixed * 4 < moving * 3)
+		return 0;
+	culprit_text(m, &t, p, &culprit);
+	sb_printf(&t.summary, "the scaling of %s's children on %s flaps: %llu scale-downs and "
+		  "%llu scale-ups in %.0fs, changing direction %s%llu times, for %s",
+		  p->path, p->device, downs, ups, last - first, events ? "" : "at least ",
+		  reversals, culprit);
+	if (events)
+		sb_printf(&t.evidence, "%.2f changes of direction a second",
+			  last > first ? reversals / (last - first) : (double)reversals);
+	else
+		sb_printf(&t.evidence, "%llu of the %llu intervals that moved the cookie moved "
+			  "it both ways", mixed, moving);
+	for (i = 0; i < m->n; i++) {
+		const struct why_cg *s = m->v[i];
+
+		if (!child_of(s, p) || !strcmp(s->path, culprit) || !s->depth_changes)
+			continue;
+		sb_printf(&t.evidence, "; what it costs %s: its depth changed %llu times",
+			  s->path, s->depth_changes);
+		if (s->iops_n)
+			sb_printf(&t.evidence, ", IOPS between %.0f and %.0f", s->iops_min,
+				  s->iops_max);
+		add_other(&t, s->path);
+	}
+	sb_printf(&t.advice, "%s's target sits at the edge of what it gets: met as soon as "
+		  "its siblings get some depth back, missed again once they use it.  Raise "
+		  "its target a little above the latency it sees with them throttled, so that "
+		  "it is met at a depth they can keep", culprit);
+	return add_finding(out, WHY_FLAPPING, p, &t);
+}
+
+/* Did @c's iolat-top rows end before the recording did (removed, or idle)? */
+static bool gone_from_rows(const struct why_model *m, const struct why_cg *c)
+{
+	return c->last_row_t + 2.0 < m->last;
+}
+
+/* The last missed window of @c, 0 if none. */
+static double last_missed(const struct why_cg *c)
+{
+	const struct why_wlog *l = wins(c);
+	size_t i;
+
+	for (i = l->n; i-- > 0;)
+		if (l->v[i].verdict_missed)
+			return l->v[i].t;
+	return 0;
+}
+
+/* The last window of @c, 0 if none. */
+static double last_window(const struct why_cg *c)
+{
+	double t = 0;
+
+	if (c->ws.n)
+		t = c->ws.v[c->ws.n - 1].t;
+	if (c->wt.n && c->wt.v[c->wt.n - 1].t > t)
+		t = c->wt.v[c->wt.n - 1].t;
+	return t;
+}
+
+static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
+			      struct why_findings *out)
+{
+	struct finding_text t = {};
+	double down = 0, forgot = 0, back = 0, depth_back = 0, done;
+	bool events = has_cookie_events(p), not_back = false;
+	const struct why_cg *cul;
+	__u64 steps = 0, id;
+	const char *culprit;
+	size_t i, j;
+
+	/* The last window-driven scale-down. */
+	for (i = p->sn; i-- > 0;) {
+		const struct why_scale *s = &p->sv[i];
+
+		if (events ? s->type == WHY_EV_COOKIE && s->by == WHY_BY_WINDOW && s->new < s->old :
+			     s->type == WHY_EV_NR && s->downs) {
+			down = s->t;
+			break;
+		}
+	}
+	/* Downs at the floor move nothing but are scale events all the same. */
+	if (p->last_down_window > down)
+		down = p->last_down_window;
+	if (!down)
+		return 0;
+	/* A parent gone from iolat-top's rows was removed: nothing to recover. */
+	if (m->rows && gone_from_rows(m, p))
+		return 0;
+	culprit_of(m, p, &id);
+	cul = cg_by_id(m, p->device, id);
+	/*
+	 * A culprit still missing at the cookie's floor scales on (iolat-top's
+	 * counters do not move there): its last missed window is a scale event.
+	 */
+	if (cul && last_missed(cul) > down)
+		down = last_missed(cul);
+	for (j = i + 1; j < p->sn; j++) {
+		const struct why_scale *s = &p->sv[j];
+
+		if (s->t < down)
+			continue;
+		if (s->type == WHY_EV_FORGOT && !forgot)
+			forgot = s->t;
+		if (events ? s->type == WHY_EV_COOKIE && s->by == WHY_BY_TIMER :
+			     s->type == WHY_EV_NR)
+			steps += events ? 1 : s->ups;
+		if (!back && (s->type == WHY_EV_RESET || s->new >= WHY_DEFAULT_COOKIE))
+			back = s->t;
+	}
+	/* When the children it throttled had depth max again, for good. */
+	for (i = 0; i < m->n; i++) {
+		const struct why_cg *s = m->v[i];
+		double at = 0;
+
+		if (!child_of(s, p) || s == cul || s->min_depth == WHY_DEPTH_MAX ||
+		    s->gone || (m->rows && gone_from_rows(m, s)))
+			continue;
+		if (s->depth != WHY_DEPTH_MAX) {
+			not_back = true;
+			add_other(&t, s->path);
+			continue;
+		}
+		for (j = s->dn; j-- > 0 && s->dv[j].depth == WHY_DEPTH_MAX;)
+			at = s->dv[j].t;
+		if (at < down)
+			continue;	/* back before the last scale-down */
+		if (at > depth_back)
+			depth_back = at;
+		add_other(&t, s->path);
+	}
+	done = not_back ? 0 : depth_back ?: back;
+	if ((done ? done : m->last) - down < RECOVERY_SLOW_S)
+		return 0;
+	/*
+	 * The timer's recovery, once the culprit stopped doing IO: one still
+	 * checking windows at the end keeps its siblings throttled by design.
+	 */
+	if (cul && last_window(cul) + 1.0 > (done ?: m->last))
+		return 0;
+	culprit_text(m, &t, p, &culprit);
+	if (done)
+		sb_printf(&t.summary, "%s's children on %s took %.1fs after the last scale-down "
+			  "to be unthrottled again", p->path, p->device, done - down);
+	else
+		sb_printf(&t.summary, "%s's children on %s were still throttled %.1fs after the "
+			  "last scale-down, when the recording ended", p->path, p->device,
+			  m->last - down);
+	sb_printf(&t.evidence, "last scale-down, for %s, %.1fs into the recording", culprit,
+		  down - m->first);
+	if (forgot)
+		sb_printf(&t.evidence, "; culprit forgotten %.1fs later", forgot - down);
+	else
+		sb_printf(&t.evidence, "; culprit never forgotten");
+	sb_printf(&t.evidence, "; %llu cookie step%s up on the idle timer", steps,
+		  steps == 1 ? "" : "s");
+	if (back)
+		sb_printf(&t.evidence, "; cookie back at its default %.1fs after", back - down);
+	if (depth_back)
+		sb_printf(&t.evidence, "; depth max again %.1fs after", depth_back - down);
+	sb_printf(&t.advice, "this is io.latency's design: a parent forgets its culprit only "
+		  "after 5s without a scale event, then the idle timer raises the cookie one "
+		  "step a second.  When the protected job ends, remove its target (writing a "
+		  "target resets the parent's scaling at once)");
+	if (culprit[0] == '/')
+		sb_printf(&t.command, "echo \"$(cat /sys/block/%s/dev) target=max\" > "
+			  "/sys/fs/cgroup%s/io.latency", p->device, culprit);
+
+	return add_finding(out, WHY_SLOW_RECOVERY, p, &t);
+}
+
+static bool looser(const struct why_cg *s, const struct why_cg *c)
+{
+	return !s->target_us || s->target_us > c->target_us;
+}
+
+static bool did_io(const struct why_cg *s)
+{
+	return (s->iops_n && s->iops_max > 0) || s->ws.n || s->dn || s->charges;
+}
+
+static int rule_nothing(struct why_model *m, struct why_cg *c,
+			struct why_findings *out)
+{
+	struct finding_text t = {};
+	const struct why_cg *a = c, *busy = NULL;
+	__u64 n, missed;
+	size_t i;
+
+	win_counts(c, &n, &missed);
+	if (!c->target_us || n < MIN_WINDOWS || missed * 100 < n * NOTHING_MISSED_PCT)
+		return 0;
+	/*
+	 * Throttled for it: looser siblings, and the looser siblings of each
+	 * ancestor that has a target of its own (its windows scale them).
+	 */
+	while (a && !is_root(a)) {
+		if (a == c || a->target_us)
+			for (i = 0; i < m->n; i++)
+				if (same_parent(a, m->v[i]) && looser(m->v[i], a) &&
+				    did_io(m->v[i]))
+					return 0;
+		a = parent_of(m, a, false);
+	}
+	for (i = 0; i < m->n; i++) {
+		const struct why_cg *s = m->v[i];
+
+		if (is_root(s) || s == c || strcmp(s->device, c->device) || !s->iops_n ||
+		    !strncmp(c->path, s->path, strlen(s->path)))
+			continue;
+		if (!busy || s->iops_sum / s->iops_n > busy->iops_sum / busy->iops_n)
+			busy = s;
+	}
+	sb_printf(&t.summary, "%s misses its %lluus target on %s, but io.latency has nothing "
+		  "to throttle for it: no sibling with a looser target or none does IO on %s",
+		  c->path, c->target_us, c->device, c->device);
+	sb_printf(&t.evidence, "missed %llu of %llu windows", missed, n);
+	for (i = 0; i < m->n; i++)
+		if (same_parent(c, m->v[i]))
+			sb_printf(&t.evidence, "; sibling %s: target %lluus", m->v[i]->path,
+				  m->v[i]->target_us);
+	if (busy) {
+		sb_printf(&t.evidence, "; IO elsewhere in the tree: %s, %.0f IOPS on average",
+			  busy->path, busy->iops_sum / busy->iops_n);
+		add_other(&t, busy->path);
+	}
+	sb_printf(&t.advice, "io.latency throttles only a group's siblings on the same device "
+		  "(and an ancestor's siblings, when the ancestor has a target).  Put the noisy "
+		  "workload beside %s under the same parent, or give %s's ancestor a target; "
+		  "IO on another device it cannot throttle at all", c->path, c->path);
+	return add_finding(out, WHY_NOTHING_TO_THROTTLE, c, &t);
+}
+
+static int rule_floor(struct why_model *m, struct why_cg *p, struct why_findings *out)
+{
+	struct finding_text t = {};
+	const char *culprit;
+	size_t i;
+
+	if (p->noop_downs < FLOOR_NOOPS)
+		return 0;
+	culprit_text(m, &t, p, &culprit);
+	sb_printf(&t.summary, "%s's children's cookie on %s is at its floor (%u): %llu further "
+		  "scale-downs for %s changed nothing", p->path, p->device,
+		  p->floor_cookie ?: p->min_cookie, p->noop_downs, culprit);
+	sb_printf(&t.evidence, "at the floor from %.1fs into the recording",
+		  p->floor_t - m->first);
+	if (p->nr_requests)
+		sb_printf(&t.evidence, "; the floor is %u - 2 x nr_requests %u", WHY_DEFAULT_COOKIE,
+			  p->nr_requests);
+	for (i = 0; i < m->n; i++) {
+		const struct why_cg *s = m->v[i];
+
+		if (child_of(s, p) && s->depth_known && s->min_depth != WHY_DEPTH_MAX)
+			sibling_text(&t, s);
+	}
+	sb_printf(&t.advice, "the siblings are as throttled as io.latency can make them: "
+		  "%s's misses since are not theirs.  Find why %s still misses (its target "
+		  "against the device's own latency, IO of its own, IO elsewhere); lowering "
+		  "them further is not possible", culprit, culprit);
+	return add_finding(out, WHY_COOKIE_FLOOR, p, &t);
+}
+
+/* The target of @p's culprit at @t (the last one named before), 0 if unknown. */
+static __u64 culprit_target_at(struct why_model *m, const struct why_cg *p, double t)
+{
+	const struct why_cg *c;
+	size_t i;
+
+	for (i = p->sn; i-- > 0;) {
+		if (!p->sv[i].culprit_id || p->sv[i].t > t + 1.0)
+			continue;
+		c = cg_by_id(m, p->device, p->sv[i].culprit_id);
+		return c ? c->target_us : 0;
+	}
+	return 0;
+}
+
+static int rule_tighter(struct why_model *m, struct why_cg *c, struct why_findings *out)
+{
+	const struct why_wlog *l = wins(c);
+	const struct why_cg *owner = NULL, *p = parent_of(m, c, false);
+	struct finding_text t = {};
+	__u64 owned = 0, tighter = 0, missed = 0;
+	size_t i;
+
+	/*
+	 * A miss is another's when a tighter sibling owns the scaling: the
+	 * action says "tighter", or "hold" because that sibling's own scale
+	 * events keep the parent busy (every 500ms, as one out of reach does).
+	 */
+	for (i = 0; i < l->n; i++) {
+		const struct why_win *w = &l->v[i];
+		__u64 lat = w->scale_lat_us;
+
+		if (!w->verdict_missed || w->action == WHY_ACT_DOWN)
+			continue;
+		if (!lat && p && w->action == WHY_ACT_HOLD)
+			lat = culprit_target_at(m, p, w->t);
+		if (w->action == WHY_ACT_HOLD && lat == c->target_us)
+			continue;	/* held while it owned the scaling itself */
+		missed++;
+		tighter += w->action == WHY_ACT_TIGHTER;
+		owned += w->action == WHY_ACT_TIGHTER ||
+			 (w->action == WHY_ACT_HOLD && lat && lat < c->target_us);
+	}
+	/* iolat-top shows one window an interval: fewer are enough there. */
+	if (!c->target_us || owned < (l == &c->ws ? TIGHTER_MIN : TIGHTER_MIN_TOP) ||
+	    owned * 2 < missed)
+		return 0;
+	for (i = 0; i < m->n; i++)
+		if (same_parent(c, m->v[i]) && m->v[i]->target_us &&
+		    m->v[i]->target_us < c->target_us &&
+		    (!owner || m->v[i]->target_us < owner->target_us))
+			owner = m->v[i];
+	sb_printf(&t.summary, "%s's misses on %s do nothing: in %llu of its %llu missed "
+		  "windows%s a sibling with a tighter target owned the scaling", c->path,
+		  c->device, owned, missed, l == &c->ws ? "" : " seen by iolat-top");
+	sb_printf(&t.evidence, "its target %lluus; %llu of those windows \"tighter\", %llu "
+		  "\"hold\" while the tighter sibling's scale events came every 500ms",
+		  c->target_us, tighter, owned - tighter);
+	if (owner) {
+		sb_printf(&t.evidence, "; %s's target %lluus", owner->path, owner->target_us);
+		add_other(&t, owner->path);
+	}
+	sb_printf(&t.advice, "while a sibling with a tighter target misses, io.latency scales "
+		  "for it alone.  If %s needs its own latency kept, give it a target no looser "
+		  "than %s's; if that sibling's target is out of reach, fix that first", c->path,
+		  owner ? owner->path : "the tighter sibling");
+	return add_finding(out, WHY_TIGHTER_OWNS, c, &t);
+}
+
+static int rule_unknown(struct why_model *m, struct why_findings *out)
+{
+	size_t i, j;
+
+	/* One finding per device, naming its groups. */
+	for (i = 0; i < m->n; i++) {
+		struct finding_text t = {};
+		const struct why_cg *first = NULL;
+		__u64 groups = 0, rows = 0;
+		bool earlier = false;
+
+		for (j = 0; j < i && !earlier; j++)
+			earlier = !strcmp(m->v[j]->device, m->v[i]->device);
+		if (earlier)
+			continue;
+		for (j = i; j < m->n; j++) {
+			const struct why_cg *c = m->v[j];
+
+			if (strcmp(c->device, m->v[i]->device) || is_root(c) || c->dn ||
+			    c->rows < 2 || c->rows_unknown < c->rows)
+				continue;
+			if (!first)
+				first = c;
+			else
+				add_other(&t, c->path);
+			groups++;
+			rows += c->rows;
+		}
+		if (!first)
+			continue;
+		sb_printf(&t.summary, "the depth and use_delay of %llu group%s on %s are unknown: "
+			  "blkcg_debug_stats is off and nothing changed them since the recording "
+			  "started", groups, groups == 1 ? "" : "s", first->device);
+		sb_printf(&t.evidence, "%s%s: depth null (state \"unknown\") in all %llu of their "
+			  "interval rows", first->path, groups > 1 ? " and the others named" : "",
+			  rows);
+		sb_printf(&t.command, "echo 1 > /sys/module/blk_cgroup/parameters/blkcg_debug_stats");
+		sb_printf(&t.advice, "turn blkcg_debug_stats on and record again: io.stat then shows depth and use_delay; without it a "
+			  "group's depth is known only once it changes while the tools run, so these "
+			  "groups may have been throttled all along");
+		if (add_finding(out, WHY_UNKNOWN_DEPTH, first, &t))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int rule_ghost(struct why_model *m, struct why_cg *p, struct why_findings *out)
+{
+	struct finding_text t = {};
+	__u64 id = 0, after = 0;
+	double first = 0, last = 0, gone_t = 0;
+	const struct why_cg *g = NULL;
+	size_t i;
+
+	for (i = 0; i < p->sn; i++) {
+		const struct why_scale *s = &p->sv[i];
+		const struct why_cg *c = cg_by_id(m, p->device, s->culprit_id);
+		double since;
+		bool ghost;
+
+		if (!s->culprit_id || (s->type != WHY_EV_COOKIE && s->type != WHY_EV_NR))
+			continue;
+		if (c && c->gone) {
+			since = s->t - c->gone_t;
+			/* a scale-down for a gone group, or named long after */
+			ghost = since > 0 && ((s->type == WHY_EV_COOKIE && s->new < s->old) ||
+					      since >= GHOST_GRACE_S);
+		} else {
+			/* iolat-top names a culprit it cannot find in the tree */
+			ghost = s->type == WHY_EV_NR && !s->named && s->new < WHY_DEFAULT_COOKIE;
+			since = 0;
+		}
+		if (!ghost)
+			continue;
+		if (!id) {
+			id = s->culprit_id;
+			g = c;
+			gone_t = c && c->gone ? c->gone_t : s->t;
+			first = s->t;
+		}
+		if (s->culprit_id == id) {
+			after++;
+			last = s->t;
+		}
+	}
+	if (!id || (!(g && g->gone) && last - first < GHOST_GRACE_S))
+		return 0;
+	sb_printf(&t.summary, "%s's children on %s are scaled for a culprit that is gone: %s "
+		  "(cgroup id %llu)", p->path, p->device, g ? g->path : "an unknown cgroup", id);
+	sb_printf(&t.evidence, "%llu scale event%s or interval%s naming it, from %.1fs to "
+		  "%.1fs after it went (first seen gone %.1fs into the recording)", after,
+		  after == 1 ? "" : "s", after == 1 ? "" : "s", first - gone_t, last - gone_t,
+		  gone_t - m->first);
+	if (g)
+		add_other(&t, g->path);
+	sb_printf(&t.advice, "the kernel should forget a culprit when it goes offline "
+		  "(scale_reset by=offline; patches 0004 and 0006 of the series): check that "
+		  "the kernel has them.  Until then, writing any child's io.latency target "
+		  "resets the parent's scaling");
+	return add_finding(out, WHY_GHOST_CULPRIT, p, &t);
+}
+
+static int rule_target_parse(struct why_model *m, struct why_cg *c,
+			     struct why_findings *out)
+{
+	struct finding_text t = {};
+	__u64 us = c->odd_target_us;
+
+	if (!us && !c->sub_us_target)
+		return 0;
+	if (c->sub_us_target && !us) {
+		sb_printf(&t.summary, "%s's target on %s is under 1us: the windows the kernel "
+			  "checks carry target 0, tighter than any device", c->path, c->device);
+		sb_printf(&t.evidence, "window events with target_us 0 (a value written as "
+			  "18446744073709552 wraps to 384ns on kernels without patch 0002)");
+		sb_printf(&t.advice, "write the target again, in microseconds, and check that "
+			  "io.latency reads back what was meant");
+	} else if (us < TARGET_TINY_US) {
+		sb_printf(&t.summary, "%s's target on %s is %lluus, below what any device "
+			  "completes a bio in: io.latency targets are in microseconds", c->path,
+			  c->device, us);
+		sb_printf(&t.evidence, "target set to %lluus %.1fs into the recording", us,
+			  c->odd_target_t - m->first);
+		sb_printf(&t.advice, "if %llums was meant, write target=%llu", us, us * 1000);
+		sb_printf(&t.command, "echo \"$(cat /sys/block/%s/dev) target=%llu\" > "
+			  "/sys/fs/cgroup%s/io.latency", c->device, us * 1000, c->path);
+	} else {
+		sb_printf(&t.summary, "%s's target on %s is %lluus (%.1fs), longer than the "
+			  "longest window: nothing will ever miss it", c->path, c->device, us,
+			  us / 1e6);
+		sb_printf(&t.evidence, "target set to %lluus %.1fs into the recording", us,
+			  c->odd_target_t - m->first);
+		sb_printf(&t.advice, "targets are in microseconds: if %lluns was meant, write "
+			  "target=%llu", us, us / 1000);
+	}
+	return add_finding(out, WHY_TARGET_PARSE, c, &t);
+}
+
+static int cmp_depth(const void *a, const void *b)
+{
+	const struct why_depth *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static int cmp_scale(const void *a, const void *b)
+{
+	const struct why_scale *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/*
+ * The two recordings are read one after the other (or as their lines
+ * come): put each group's depths and scale events in time order, and
+ * reduce the depths to changes.
+ */
+static void finalize(struct why_model *m)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < m->n; i++) {
+		struct why_cg *c = m->v[i];
+
+		qsort(c->sv, c->sn, sizeof(*c->sv), cmp_scale);
+		qsort(c->dv, c->dn, sizeof(*c->dv), cmp_depth);
+		c->depth_changes = 0;
+		c->min_depth = WHY_DEPTH_MAX;
+		for (j = k = 0; j < c->dn; j++) {
+			if (k && c->dv[k - 1].depth == c->dv[j].depth)
+				continue;
+			if (k)
+				c->depth_changes++;
+			if (c->dv[j].depth < c->min_depth)
+				c->min_depth = c->dv[j].depth;
+			c->dv[k++] = c->dv[j];
+		}
+		c->dn = k;
+		c->depth_known = k > 0;
+		c->depth = k ? c->dv[k - 1].depth : WHY_DEPTH_MAX;
+	}
+}
+
+typedef int (*rule_fn)(struct why_model *, struct why_cg *, struct why_findings *);
+
+int why_analyse(struct why_model *m, struct why_findings *out)
+{
+	static const rule_fn group_rules[] = {
+		rule_target_parse, rule_unreachable, rule_ten_percent, rule_nothing,
+		rule_tighter, rule_no_charge,
+	};
+	static const rule_fn parent_rules[] = {
+		rule_floor, rule_flapping, rule_slow_recovery, rule_ghost,
+	};
+	size_t i, k, n = m->n;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	finalize(m);
+	out->first = m->first;
+	out->last = m->last;
+	out->events = m->events;
+	out->rows = m->rows;
+	for (i = 0; i < n; i++) {
+		struct why_cg *c = m->v[i];
+
+		if (is_root(c))
+			continue;
+		for (k = 0; k < sizeof(group_rules) / sizeof(*group_rules); k++) {
+			err = group_rules[k](m, c, out);
+			if (err)
+				return err;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct why_cg *p = m->v[i];
+
+		if (!p->is_parent)
+			continue;
+		for (k = 0; k < sizeof(parent_rules) / sizeof(*parent_rules); k++) {
+			err = parent_rules[k](m, p, out);
+			if (err)
+				return err;
+		}
+	}
+	return rule_unknown(m, out);
+}

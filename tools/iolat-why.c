@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iolat-why: say why io.latency's throttling misbehaves.  It reads what
+ * iolat-snoop -j (the decisions) and iolat-top -j (depth, use_delay,
+ * rates) print, from recordings or from the two tools run for a while as
+ * its children, and prints findings: the device and cgroups, the numbers
+ * that show it, and what to do.  Recordings and live runs take one path:
+ * lines in, iolat-json.c decodes them, iolat-why-rules.c concludes.
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "iolat-common.h"
+#include "iolat-json.h"
+#include "iolat-why-rules.h"
+
+#define TOOL "iolat-why"
+
+/* Exit statuses: see the doc string. */
+#define WHY_EXIT_NONE		0
+#define WHY_EXIT_FOUND		1
+#define WHY_EXIT_USAGE		2
+#define WHY_EXIT_INPUT		3
+#define WHY_EXIT_ERROR		4
+
+static struct env {
+	const char *snoop_file;
+	const char *top_file;
+	const char *dev;
+	double duration;
+	bool json;
+} env;
+
+const char *argp_program_version = TOOL " 0.1";
+const char *argp_program_bug_address = "the iolat issue tracker";
+static const char doc[] =
+"Say why io.latency's throttling misbehaves, with the evidence and the fix.\n"
+"\n"
+"USAGE: " TOOL " [-j] [--device DEV] --snoop FILE [--top FILE]\n"
+"       " TOOL " [-j] [--device DEV] -d SECONDS\n"
+"\n"
+"It reads the decisions iolat-snoop -a -j prints (windows, scale events,\n"
+"depth and delay changes) and the intervals iolat-top -j prints (depth,\n"
+"use_delay, rates, the parents' culprits): recorded in files, or for\n"
+"SECONDS from the two tools started as its children (found beside\n"
+TOOL "'s binary, else in $PATH; that needs root).  Either file may be\n"
+"given alone; iolat-snoop without -a lacks the windows that met their\n"
+"target, which the 10% rule needs.  Each finding names the device and\n"
+"the cgroups, quotes the numbers and says what to do:\n"
+"\n"
+"  unreachable_target   a group misses (nearly) every window although its\n"
+"                       siblings sit at depth 1: the device is slower\n"
+"  ten_percent_rule     a non-rotational window misses only at 10% of its\n"
+"                       bios over target: a tail under that never counts\n"
+"  no_charge_without_target  a delayed group without a target is never\n"
+"                       charged for its root-issued IO (swap): it never sleeps\n"
+"  flapping             the children's scaling goes down and up in turn\n"
+"  slow_recovery        depth max again only long after the culprit stopped\n"
+"  nothing_to_throttle  a missing group has no looser sibling doing IO\n"
+"  cookie_at_floor      scale-downs at the cookie's floor change nothing\n"
+"  tighter_sibling_owns_scaling  a tighter sibling's misses own the scaling\n"
+"  depth_unknown        blkcg_debug_stats off: depth and use_delay unknown\n"
+"  ghost_culprit        the children are scaled for a cgroup that is gone\n"
+"  target_not_as_meant  a target that reads as a typo (us vs ms, ns)\n"
+"\n"
+"EXIT STATUS: 0 no finding, 1 findings, 2 bad arguments, 3 nothing to read\n"
+"(a file missing, empty or not a recording, or the tools could not trace:\n"
+"not root, no BTF, no iolatency events), 4 run-time error (the output\n"
+"cannot be written, a child tool failed).\n"
+"\n"
+"EXAMPLES:\n"
+"    " TOOL " -d 30                       # watch for 30 s, then conclude\n"
+"    " TOOL " --snoop s.json --top t.json  # from recordings:\n"
+"        iolat-snoop -a -j >s.json & iolat-top -j 1 >t.json\n"
+"    " TOOL " -j --top scenario.json | jq '.findings[].rule'\n";
+
+enum { OPT_SNOOP = 256, OPT_TOP, OPT_DEVICE };
+
+static const struct argp_option opts[] = {
+	{ "snoop", OPT_SNOOP, "FILE", 0, "iolat-snoop -j output ('-': stdin)", 0 },
+	{ "top", OPT_TOP, "FILE", 0, "iolat-top -j output ('-': stdin)", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Run iolat-snoop and iolat-top for SECONDS", 0 },
+	{ "device", OPT_DEVICE, "DEV", 0, "Only this device (nullb0; live: also MAJ:MIN)", 0 },
+	{ "json", 'j', NULL, 0, "The findings as one JSON object", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case OPT_SNOOP:
+		env.snoop_file = arg;
+		break;
+	case OPT_TOP:
+		env.top_file = arg;
+		break;
+	case OPT_DEVICE:
+		env.dev = strncmp(arg, "/dev/", 5) ? arg : arg + 5;
+		break;
+	case 'd':
+		if (iolat_parse_interval(TOOL, arg, &env.duration))
+			argp_usage(state);
+		break;
+	case 'j':
+		env.json = true;
+		break;
+	case 'h':
+		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		fprintf(stderr, TOOL ": unrecognized positional argument '%s'\n", arg);
+		argp_usage(state);
+		break;
+	case ARGP_KEY_END:
+		if (!env.snoop_file && !env.top_file && !env.duration) {
+			fprintf(stderr, TOOL ": give recordings (--snoop, --top) or a duration (-d)\n");
+			argp_usage(state);
+		}
+		if ((env.snoop_file || env.top_file) && env.duration) {
+			fprintf(stderr, TOOL ": -d runs the tools live: not with --snoop or --top\n");
+			argp_usage(state);
+		}
+		if (env.snoop_file && env.top_file && !strcmp(env.snoop_file, "-") &&
+		    !strcmp(env.top_file, "-")) {
+			fprintf(stderr, TOOL ": only one of --snoop and --top can be stdin\n");
+			argp_usage(state);
+		}
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* ---- input: lines from a file descriptor, whatever their length ---- */
+
+struct source {
+	const char *name;	/* for messages */
+	int fd;
+	char *buf;
+	size_t len, cap;
+	unsigned long line;
+	size_t records;
+	bool eof;
+};
+
+/* Decode one line; a bad one is reported, and ends the run (status 3). */
+static int feed(struct why_model *m, struct source *src, char *line, bool last)
+{
+	char err[160];
+	enum ij_line kind;
+
+	src->line++;
+	kind = ij_feed_line(m, line, err, sizeof(err));
+	if (kind == IJ_LINE_BAD && !strcmp(err, "out of memory")) {
+		fprintf(stderr, TOOL ": out of memory\n");
+		return WHY_EXIT_ERROR;
+	}
+	if (kind == IJ_LINE_BAD) {
+		/* A recording cut short mid-line: say so, use the rest. */
+		if (last) {
+			fprintf(stderr, TOOL ": %s:%lu: the last line is cut short, ignored\n",
+				src->name, src->line);
+			return 0;
+		}
+		fprintf(stderr, TOOL ": %s:%lu: not an iolat-snoop -j or iolat-top -j line: %s\n",
+			src->name, src->line, err);
+		return WHY_EXIT_INPUT;
+	}
+	if (kind != IJ_LINE_EMPTY)
+		src->records++;
+	return 0;
+}
+
+/* Read what @src has, feed its whole lines; at EOF the rest.  Status or 0. */
+static int source_read(struct why_model *m, struct source *src)
+{
+	char *nl, *start;
+	ssize_t n;
+	int err;
+
+	if (src->cap - src->len < 65536) {
+		size_t cap = src->cap ? src->cap * 2 : 1 << 20;
+		char *buf = realloc(src->buf, cap);
+
+		if (!buf) {
+			fprintf(stderr, TOOL ": out of memory\n");
+			return WHY_EXIT_ERROR;
+		}
+		src->buf = buf;
+		src->cap = cap;
+	}
+	n = read(src->fd, src->buf + src->len, src->cap - src->len - 1);
+	if (n < 0) {
+		if (errno == EINTR || errno == EAGAIN)
+			return 0;
+		fprintf(stderr, TOOL ": cannot read %s: %s\n", src->name, strerror(errno));
+		return WHY_EXIT_INPUT;
+	}
+	if (n == 0)
+		src->eof = true;
+	src->len += n;
+	src->buf[src->len] = '\0';
+	start = src->buf;
+	while ((nl = memchr(start, '\n', src->buf + src->len - start))) {
+		*nl = '\0';
+		err = feed(m, src, start, false);
+		if (err)
+			return err;
+		start = nl + 1;
+	}
+	src->len -= start - src->buf;
+	memmove(src->buf, start, src->len);
+	src->buf[src->len] = '\0';
+	if (src->eof && src->len) {
+		err = feed(m, src, src->buf, true);
+		src->len = 0;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int read_file(struct why_model *m, const char *file)
+{
+	struct source src = { .name = file };
+	int err = 0;
+
+	if (!strcmp(file, "-")) {
+		src.fd = 0;
+		src.name = "stdin";
+	} else {
+		src.fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (src.fd < 0) {
+			fprintf(stderr, TOOL ": cannot open %s: %s\n", file, strerror(errno));
+			return WHY_EXIT_INPUT;
+		}
+	}
+	while (!src.eof && !err)
+		err = source_read(m, &src);
+	if (!err && !src.records) {
+		fprintf(stderr, TOOL ": %s has no iolat-snoop -j or iolat-top -j records\n",
+			src.name);
+		err = WHY_EXIT_INPUT;
+	}
+	if (src.fd > 0)
+		close(src.fd);
+	free(src.buf);
+	return err;
+}
+
+/* ---- live: iolat-snoop and iolat-top as children ---- */
+
+/* @tool beside our own binary, else its name for execvp()'s $PATH search. */
+static const char *tool_path(const char *tool, char *buf, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			if ((size_t)snprintf(buf, len, "%s/%s", self, tool) < len &&
+			    !access(buf, X_OK))
+				return buf;
+		}
+	}
+	return tool;
+}
+
+static pid_t spawn(char *const argv[], int *fd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (!pid) {
+		dup2(p[1], 1);
+		/* SIGPIPE as the tools expect it: ignored, EPIPE ends them. */
+		execvp(argv[0], argv);
+		fprintf(stderr, TOOL ": cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	*fd = p[0];
+	return pid;
+}
+
+/* The worst of the children's exit statuses, as ours. */
+static int child_status(const char *tool, pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return WHY_EXIT_ERROR;
+	if (WIFEXITED(status)) {
+		switch (WEXITSTATUS(status)) {
+		case 0:
+			return 0;
+		case IOLAT_EXIT_UNSUPPORTED:
+		case 127:
+			return WHY_EXIT_INPUT;
+		default:
+			fprintf(stderr, TOOL ": %s exited with status %d\n", tool,
+				WEXITSTATUS(status));
+			return WHY_EXIT_ERROR;
+		}
+	}
+	fprintf(stderr, TOOL ": %s was killed by signal %d\n", tool, WTERMSIG(status));
+	return WHY_EXIT_ERROR;
+}
+
+static int run_live(struct why_model *m)
+{
+	char snoop_bin[PATH_MAX], top_bin[PATH_MAX], secs[32], count[32];
+	char *snoop_argv[8], *top_argv[10];
+	struct source src[2] = { { .name = "iolat-snoop" }, { .name = "iolat-top" } };
+	pid_t pids[2];
+	int n = 0, err = 0, i, st;
+
+	snprintf(secs, sizeof(secs), "%g", env.duration);
+	snprintf(count, sizeof(count), "%ld", (long)ceil(env.duration));
+	snoop_argv[n++] = (char *)tool_path("iolat-snoop", snoop_bin, sizeof(snoop_bin));
+	snoop_argv[n++] = "-a";
+	snoop_argv[n++] = "-j";
+	if (env.dev) {
+		snoop_argv[n++] = "-d";
+		snoop_argv[n++] = (char *)env.dev;
+	}
+	snoop_argv[n++] = secs;
+	snoop_argv[n] = NULL;
+	n = 0;
+	top_argv[n++] = (char *)tool_path("iolat-top", top_bin, sizeof(top_bin));
+	top_argv[n++] = "-j";
+	if (env.dev) {
+		top_argv[n++] = "-d";
+		top_argv[n++] = (char *)env.dev;
+	}
+	top_argv[n++] = "1";
+	top_argv[n++] = count;
+	top_argv[n] = NULL;
+
+	pids[0] = spawn(snoop_argv, &src[0].fd);
+	pids[1] = pids[0] < 0 ? -1 : spawn(top_argv, &src[1].fd);
+	if (pids[0] < 0 || pids[1] < 0) {
+		fprintf(stderr, TOOL ": cannot start the tools: %s\n", strerror(errno));
+		if (pids[0] > 0) {
+			kill(pids[0], SIGINT);
+			child_status("iolat-snoop", pids[0]);
+		}
+		return WHY_EXIT_ERROR;
+	}
+	/* Ctrl-C reaches the children too: they end cleanly, we read the rest. */
+	iolat_handle_signals();
+	while (!err && (!src[0].eof || !src[1].eof)) {
+		struct pollfd pfd[2];
+
+		for (i = 0; i < 2; i++)
+			pfd[i] = (struct pollfd){ src[i].eof ? -1 : src[i].fd, POLLIN, 0 };
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			err = WHY_EXIT_ERROR;
+			break;
+		}
+		for (i = 0; i < 2 && !err; i++)
+			if (pfd[i].revents)
+				err = source_read(m, &src[i]);
+	}
+	for (i = 0; i < 2; i++) {
+		if (err)	/* stop the other one; its status is not ours */
+			kill(pids[i], SIGINT);
+		close(src[i].fd);
+		free(src[i].buf);
+		st = child_status(src[i].name, pids[i]);
+		if (!err || (st && st < err))
+			err = err ?: st;
+	}
+	return err;
+}
+
+/* ---- output ---- */
+
+/* @text wrapped at 78 columns, each line after the first indented by @indent. */
+static void wrap(const char *text, int col, int indent)
+{
+	const char *s = text;
+
+	while (*s) {
+		const char *end = s, *brk = NULL;
+
+		while (*end && (end - s) + col < 78) {
+			if (*end == ' ')
+				brk = end;
+			end++;
+		}
+		if (!*end || !brk)
+			brk = *end ? strchr(end, ' ') : NULL;
+		if (!brk || !*end) {
+			printf("%s\n", s);
+			return;
+		}
+		while (brk > s && brk[-1] == ' ')	/* "sentence.  Next" */
+			brk--;
+		printf("%.*s\n%*s", (int)(brk - s), s, indent, "");
+		s = brk + strspn(brk, " ");
+		col = indent;
+	}
+	printf("\n");
+}
+
+static bool shown(const struct why_finding *f)
+{
+	return !env.dev || !strcmp(f->device, env.dev);
+}
+
+static void print_text(const struct why_findings *fs, size_t n)
+{
+	size_t i, k = 0;
+
+	if (!n) {
+		printf(TOOL ": no finding in %zu iolat-snoop events and %zu iolat-top rows "
+		       "over %.0fs\n", fs->events, fs->rows, fs->last - fs->first);
+		return;
+	}
+	printf(TOOL ": %zu finding%s in %zu iolat-snoop events and %zu iolat-top rows "
+	       "over %.0fs\n", n, n == 1 ? "" : "s", fs->events, fs->rows,
+	       fs->last - fs->first);
+	for (i = 0; i < fs->n; i++) {
+		const struct why_finding *f = &fs->v[i];
+
+		if (!shown(f))
+			continue;
+		printf("\n%zu. %s: %s %s\n   ", ++k, why_rule_names[f->rule], f->device, f->cgroup);
+		wrap(f->summary, 3, 3);
+		printf("   evidence: ");
+		wrap(f->evidence, 13, 5);
+		printf("   fix: ");
+		wrap(f->advice, 8, 5);
+		if (f->command[0])	/* whole, to be pasted */
+			printf("     # %s\n", f->command);
+		if (f->others[0]) {
+			printf("   also: ");
+			wrap(f->others, 9, 5);
+		}
+	}
+}
+
+static void print_json(const struct why_findings *fs)
+{
+	size_t i, k = 0;
+
+	printf("{\"schema\":\"iolat-why/1\",\"events\":%zu,\"rows\":%zu,\"span_s\":%.3f,"
+	       "\"findings\":[", fs->events, fs->rows, fs->last - fs->first);
+	for (i = 0; i < fs->n; i++) {
+		const struct why_finding *f = &fs->v[i];
+		const char *s = f->others;
+
+		if (!shown(f))
+			continue;
+		printf("%s{\"rule\":\"%s\",\"device\":", k++ ? "," : "", why_rule_names[f->rule]);
+		iolat_json_str(stdout, f->device);
+		printf(",\"cgroup\":");
+		iolat_json_str(stdout, f->cgroup);
+		printf(",\"others\":[");
+		while (*s) {
+			size_t len = strcspn(s, ",");
+			char name[WHY_NAME_LEN];
+
+			snprintf(name, sizeof(name), "%.*s", (int)len, s);
+			if (s != f->others)
+				printf(",");
+			iolat_json_str(stdout, name);
+			s += len;
+			s += strspn(s, ", ");
+		}
+		printf("],\"summary\":");
+		iolat_json_str(stdout, f->summary);
+		printf(",\"evidence\":");
+		iolat_json_str(stdout, f->evidence);
+		printf(",\"advice\":");
+		iolat_json_str(stdout, f->advice);
+		printf(",\"command\":");
+		iolat_json_str(stdout, f->command);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
+	struct why_findings fs = {};
+	struct why_model *m;
+	size_t i, n = 0;
+	int err;
+
+	signal(SIGPIPE, SIG_IGN);	/* a closed reader is EPIPE, said by iolat_flush() */
+	argp_err_exit_status = WHY_EXIT_USAGE;
+	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	if (err)
+		return WHY_EXIT_USAGE;
+	m = why_model_new();
+	if (!m) {
+		fprintf(stderr, TOOL ": out of memory\n");
+		return WHY_EXIT_ERROR;
+	}
+	if (env.duration) {
+		err = run_live(m);
+	} else {
+		err = env.snoop_file ? read_file(m, env.snoop_file) : 0;
+		if (!err && env.top_file)
+			err = read_file(m, env.top_file);
+	}
+	if (err)
+		goto out;
+	if (why_analyse(m, &fs)) {
+		fprintf(stderr, TOOL ": out of memory\n");
+		err = WHY_EXIT_ERROR;
+		goto out;
+	}
+	for (i = 0; i < fs.n; i++)
+		n += shown(&fs.v[i]);
+	if (env.json)
+		print_json(&fs);
+	else
+		print_text(&fs, n);
+	err = iolat_flush(TOOL, stdout);
+	/* A reader that went away had what it wanted: the status still says. */
+	if (err && err != -EPIPE)
+		err = WHY_EXIT_ERROR;
+	else
+		err = n ? WHY_EXIT_FOUND : WHY_EXIT_NONE;
+out:
+	why_findings_free(&fs);
+	why_model_free(m);
+	return err;
+}
