@@ -132,6 +132,9 @@ int BPF_PROG(on_scale_cookie, struct blkcg_gq *blkg, const char *path,
 		p->scale_downs++;
 	if (by == IOLAT_BY_TIMER)
 		p->timer_ups++;
+	p->last_scale = new > old ? IOLAT_SCALE_UP : IOLAT_SCALE_DOWN;
+	p->last_by = by;
+	p->has_scale = 1;
 	p->cookie = new;
 	p->scale_lat_ns = scale_lat_ns;
 	p->culprit_id = culprit_id;
@@ -149,6 +152,9 @@ int BPF_PROG(on_scale_grp_clear, struct blkcg_gq *blkg, const char *path,
 		p->grp_clears++;
 		p->culprit_id = 0;
 		p->cookie = new;
+		p->last_scale = IOLAT_SCALE_FORGET;
+		p->last_by = by;
+		p->has_scale = 1;
 	}
 	return 0;
 }
@@ -165,6 +171,9 @@ int BPF_PROG(on_scale_reset, struct blkcg_gq *blkg, const char *path,
 		p->culprit_id = 0;
 		p->scale_lat_ns = 0;
 		p->cookie = new;
+		p->last_scale = IOLAT_SCALE_RESET;
+		p->last_by = by;
+		p->has_scale = 1;
 	}
 	return 0;
 }
@@ -193,18 +202,55 @@ int BPF_PROG(on_scale_skip, struct blkcg_gq *blkg, const char *path, u32 old,
 	return 0;
 }
 
+/*
+ * The front-end's refresh count: it bumps this before it reads the maps,
+ * so that depth events after that go into the next interval's slot.
+ */
+__u32 depth_epoch = 0;
+/* When the front-end started (bpf_ktime_get_ns()'s clock), set before loading. */
+const volatile __u64 start_ns = 0;
+
+/*
+ * Per decision, never per IO: the lowest depth of the interval and the
+ * time spent limited are kept here, where every change is seen, because
+ * a refresh sees only the depth at its own instant.
+ */
 SEC("tp_btf/iolatency_depth")
 int BPF_PROG(on_depth, struct blkcg_gq *blkg, const char *path, u32 old,
 	     u32 new, u32 cookie, u32 nr_requests)
 {
 	struct iolat_group *g = group_of(blkg);
+	struct iolat_depth_slot *slot;
+	__u32 epoch = depth_epoch;
+	__u64 now = bpf_ktime_get_ns();
 
-	if (g) {
-		g->depth = new;
-		g->cookie = cookie;
-		g->nr_requests = nr_requests;
-		g->has_depth = 1;
+	if (!g)
+		return 0;
+	slot = &g->depth_slot[epoch & 1];
+	if (slot->epoch != epoch || !g->has_depth) {
+		slot->epoch = epoch;
+		slot->start = old;
+		slot->min = old;
 	}
+	if (new < slot->min)
+		slot->min = new;
+	/*
+	 * Limited before the first change we see: no change since we
+	 * started, so it has been at @old since then at least.
+	 */
+	if (old != IOLAT_DEPTH_MAX && !g->limited_since_ns)
+		g->limited_since_ns = g->has_depth || !start_ns ? now : start_ns;
+	if (new == IOLAT_DEPTH_MAX && g->limited_since_ns) {
+		if (now > g->limited_since_ns)
+			g->limited_ns += now - g->limited_since_ns;
+		g->limited_since_ns = 0;
+	} else if (new != IOLAT_DEPTH_MAX && !g->limited_since_ns) {
+		g->limited_since_ns = now;
+	}
+	g->depth = new;
+	g->cookie = cookie;
+	g->nr_requests = nr_requests;
+	g->has_depth = 1;
 	return 0;
 }
 

@@ -58,8 +58,11 @@ static const char doc[] =
 "  VERDICT  what the controller acted on: met (window and accumulated\n"
 "           statistic met the target), missed, or offline (the group lost\n"
 "           its target meanwhile)\n"
+"  ACTION   what followed the last window that ended in the interval\n"
 "  IOPS MB/s from io.stat over the interval\n"
 "  DEPTH    the queue depth io.latency allows the group (max: unlimited)\n"
+"  MINDEP   the lowest depth during the interval, from every depth change\n"
+"  LIMITED  the share of the interval spent with depth below max\n"
 "  COOKIE   the parent's scale cookie the group last saw (1000000: relaxed)\n"
 "  STATE    ok, throttling (its misses scale its siblings down), throttled\n"
 "           (depth limited), delayed (induced delay on), unknown (no event\n"
@@ -91,7 +94,8 @@ static const char doc[] =
 "PROMETHEUS: with -P FILE, every interval replaces FILE (written beside it,\n"
 "then renamed, so a reader never sees half of it) with iolat_* metrics per\n"
 "device and cgroup: target, window latency or miss ratio, the same of the\n"
-"accumulated statistic, the verdict (1 met), depth (+Inf: unlimited),\n"
+"accumulated statistic, the verdict (1 met), depth (+Inf: unlimited) and\n"
+"the interval's lowest, time spent limited,\n"
 "scale cookie, use_delay, and counters since " TOOL " started:\n"
 "windows, missed windows, scale-ups and downs (on the parent), throttled\n"
 "bios and their wait, induced delay charged and paid in seconds, lost\n"
@@ -264,6 +268,9 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 
 	iolat_dev_cache_reset();
 	err = rescan(obj);
+	/* Depth events from now on are the next interval's. */
+	model.epoch = obj->bss->depth_epoch;
+	obj->bss->depth_epoch = model.epoch + 1;
 	top_model_begin(&model, &cgroups);
 	if (!err)
 		err = top_model_add_targets(&model, &targets);
@@ -271,6 +278,7 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 		err = add_map_rows(bpf_map__fd(obj->maps.groups), false);
 	if (!err)
 		err = add_map_rows(bpf_map__fd(obj->maps.parents), true);
+	model.now_ns = (__u64)(iolat_mono() * 1e9);	/* the maps as read */
 	if (!err)
 		err = top_model_add_io(&model);
 	if (!err)
@@ -339,6 +347,8 @@ int main(int argc, char **argv)
 		return IOLAT_EXIT_ERROR;
 	}
 	obj->rodata->targ_dev = env.dev;
+	model.start_ns = (__u64)(iolat_mono() * 1e9);
+	obj->rodata->start_ns = model.start_ns;
 	err = iolat_load_attach(TOOL, obj->skeleton);
 	if (err)
 		goto cleanup;

@@ -553,7 +553,7 @@ static void test_interval_view(void)
 		     "\"throttled_bios\":20,\"throttled_wait_mean_us\":100.0,") != NULL,
 	      "interval: 5 windows, 2 missed, 20 bios throttled for 100 us: %s", line);
 	line = json_row(render(top_print_json, &rep), "/iv");
-	check(strstr(line, "\"scale_downs\":3,\"scale_ups\":1}") != NULL,
+	check(strstr(line, "\"scale_downs\":3,\"scale_ups\":1,") != NULL,
 	      "interval: the parent scaled its children down 3 times, up once: %s", line);
 	line = text_row(render(top_print_text, &rep), "/iv/loose");
 	check(strstr(line, " 2/5") && strstr(line, " 100 "),
@@ -565,6 +565,99 @@ static void test_interval_view(void)
 		       "iolat_throttled_wait_seconds_total{device=\"4000:1\",cgroup=\"/iv/loose\"}", "\n");
 	check(strstr(line, "} 0.007") != NULL,
 	      "interval: prometheus: the wait as a counter, in seconds: %s", line);
+	fixture_free(&fx);
+	regfree(&re);
+}
+
+/*
+ * The interval's lowest depth and share of time limited, from the BPF
+ * side's depth slots and limited-time counter: a group that went max -> 2
+ * -> max -> 4 within an interval shows 2 and its share, though a refresh
+ * sees depth 4 at its instant.  The last window's action and verdict, and
+ * a parent's last scale with its reason.
+ */
+static void test_interval_depth(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k, pk;
+	struct iolat_group g = { .has_window = 1, .ssd = 1, .has_depth = 1,
+				 .depth = IOLAT_DEPTH_MAX };
+	struct iolat_parent p = { .cookie = 1000000 };
+	struct top_report rep;
+	const char *out, *line;
+	regex_t re;
+
+	regcomp(&re, "^/dm", REG_EXTENDED | REG_NOSUB);
+	mkcg("/dm");
+	mkcg("/dm/flap");
+	mkcg("/dm/debug");
+	put("/dm/io.stat", "%s", iostat_line(DEV1, 4096, 1, NULL));
+	put("/dm/debug/io.stat", "%s", iostat_line(DEV1, 4096, 1, "depth=3 use_delay=0"));
+	scan(&fx);
+	fx.m.re = &re;
+	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/dm/flap"), .dev = DEV1 };
+	pk = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/dm"), .dev = DEV1 };
+	fx.m.start_ns = 9000000000ULL;
+	fx.m.epoch = 0;
+	fx.m.now_ns = 10000000000ULL;
+	interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
+	/* Epoch 1: max -> 2 at 10.2 s, -> max at 10.6 s, -> 4 at 10.8 s. */
+	g.depth_slot[1] = (struct iolat_depth_slot){ .epoch = 1, .start = IOLAT_DEPTH_MAX,
+						     .min = 2 };
+	g.limited_ns = 400000000ULL;
+	g.limited_since_ns = 10800000000ULL;
+	g.depth = 4;
+	g.windows = 5;
+	g.windows_missed = 3;
+	g.last_action = IOLAT_ACT_DOWN;
+	p.scale_downs = 2;
+	p.cookie = 999990;
+	p.last_scale = IOLAT_SCALE_DOWN;
+	p.last_by = IOLAT_BY_WINDOW;
+	p.has_scale = 1;
+	fx.m.epoch = 1;
+	fx.m.now_ns = 11000000000ULL;
+	interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
+	out = render(top_print_json, &rep);
+	line = json_row(out, "/dm/flap");
+	check(strstr(line, "\"depth\":4,") &&
+	      strstr(line, "\"depth_min\":2,\"limited_pct\":60.0,\"action\":\"down\","
+		     "\"verdict\":\"missed\"}"),
+	      "interval depth: at 4 now, down to 2, limited 60%%, last action down (missed): %s",
+	      line);
+	line = json_row(out, "/dm/debug");
+	check(strstr(line, "\"depth_min\":3,\"limited_pct\":100.0,\"action\":null") != NULL,
+	      "interval depth: io.stat's depth 3, no event: 3, limited throughout: %s", line);
+	line = json_row(out, "/dm");
+	check(strstr(line, "\"last_scale\":\"down\",\"last_scale_by\":\"window\"") != NULL,
+	      "interval depth: the parent's last scale and its reason: %s", line);
+	line = text_row(render(top_print_text, &rep), "/dm/flap");
+	check(strstr(line, " missed  down ") && strstr(line, "     4      2     60% "),
+	      "interval depth: text: action down, depth 4, lowest 2, 60%% limited: %s", line);
+	line = excerpt(render(top_print_text, &rep), "`- children's", "\n");
+	check(strstr(line, ", last down by window") != NULL,
+	      "interval depth: text: the parent's last scale: %s", line);
+	out = render(top_print_prom, &rep);
+	line = excerpt(out, "iolat_depth_min{device=\"4000:1\",cgroup=\"/dm/flap\"}", "\n");
+	check(strstr(line, "} 2") != NULL, "interval depth: prometheus: the lowest a gauge: %s", line);
+	line = excerpt(out, "iolat_depth_limited_seconds_total{device=\"4000:1\",cgroup=\"/dm/flap\"}",
+		       "\n");
+	check(strstr(line, "} ") && fabs(strtod(strstr(line, "} ") + 2, NULL) - 0.6) < 1e-9,
+	      "interval depth: prometheus: time limited a counter, in seconds: %s", line);
+	/*
+	 * Epoch 2: no change; one right after the refresh bumped the epoch
+	 * (4 -> 1, in epoch 3) must not count: the interval stayed at 4.
+	 */
+	g.depth_slot[1] = (struct iolat_depth_slot){ .epoch = 3, .start = 4, .min = 1 };
+	g.depth = 1;
+	fx.m.epoch = 2;
+	fx.m.now_ns = 12000000000ULL;
+	interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
+	line = json_row(render(top_print_json, &rep), "/dm/flap");
+	check(strstr(line, "\"depth_min\":4,\"limited_pct\":100.0,\"action\":null,"
+		     "\"verdict\":null}") != NULL,
+	      "interval depth: a change after the refresh began is the next interval's: %s", line);
 	fixture_free(&fx);
 	regfree(&re);
 }
@@ -993,6 +1086,7 @@ int main(int argc, char **argv)
 	test_truncation();
 	test_schema_rows();
 	test_interval_view();
+	test_interval_depth();
 	test_preflight();
 	test_dev_partition();
 	test_ticks();
