@@ -91,29 +91,54 @@ int BPF_PROG(on_target, struct blkcg_gq *blkg, const char *path, u64 old_ns,
 }
 
 /*
- * Bumped whenever a cgroup is created, removed or renamed, so that the
- * front-end walks the cgroup tree only when it changed.
+ * Cgroups created and removed, by id, so that the front-end updates its
+ * tree without walking it: cgroup2 only (hierarchy 0; v1 hierarchies,
+ * and cgroup_rename, which only v1 has, are none of io.latency's).  When
+ * the map is full the front-end walks the tree once (changes_lost).
  */
-__u64 cgroup_gen = 0;
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IOLAT_MAX_CGROUP_CHANGES);
+	__type(key, __u64);
+	__type(value, struct iolat_cgroup_change);
+} cgroup_changes SEC(".maps");
+
+__u64 changes_lost = 0;
+
+static struct iolat_cgroup_change zero_change;
+
+static __always_inline void cgroup_changed(struct cgroup *cgrp, const char *path,
+					   bool removed)
+{
+	struct iolat_cgroup_change *c;
+	__u64 id;
+
+	if (BPF_CORE_READ(cgrp, root, hierarchy_id) != 0)
+		return;
+	id = BPF_CORE_READ(cgrp, kn, id);
+	if (bpf_map_update_elem(&cgroup_changes, &id, &zero_change, BPF_ANY)) {
+		__sync_fetch_and_add(&changes_lost, 1);
+		return;
+	}
+	c = bpf_map_lookup_elem(&cgroup_changes, &id);
+	if (!c)
+		return;
+	c->removed = removed;
+	if (!removed)
+		bpf_probe_read_kernel_str(c->path, sizeof(c->path), path);
+}
 
 SEC("tp_btf/cgroup_mkdir")
 int BPF_PROG(on_cgroup_mkdir, struct cgroup *cgrp, const char *path)
 {
-	__sync_fetch_and_add(&cgroup_gen, 1);
+	cgroup_changed(cgrp, path, false);
 	return 0;
 }
 
 SEC("tp_btf/cgroup_rmdir")
 int BPF_PROG(on_cgroup_rmdir, struct cgroup *cgrp, const char *path)
 {
-	__sync_fetch_and_add(&cgroup_gen, 1);
-	return 0;
-}
-
-SEC("tp_btf/cgroup_rename")
-int BPF_PROG(on_cgroup_rename, struct cgroup *cgrp, const char *path)
-{
-	__sync_fetch_and_add(&cgroup_gen, 1);
+	cgroup_changed(cgrp, path, true);
 	return 0;
 }
 

@@ -118,6 +118,18 @@ struct iolat_group {
 	__u8 has_target;		/* target_ns came from a target event */
 };
 
+/*
+ * A cgroup2 cgroup created or removed since the front-end last looked,
+ * keyed by its id; the last of its events wins.
+ */
+#define IOLAT_MAX_CGROUP_CHANGES 4096
+
+struct iolat_cgroup_change {
+	__u32 removed;			/* 0: cgroup_mkdir, 1: cgroup_rmdir */
+	__u32 pad;
+	char path[IOLAT_PATH_LEN];	/* mkdir's, from the root of cgroup2 */
+};
+
 /* A parent whose children's scale cookie moved. */
 struct iolat_parent {
 	__u64 scale_ups;

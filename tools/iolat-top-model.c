@@ -85,7 +85,7 @@ int top_model_add_targets(struct top_model *m, const struct iolat_targets *t)
 		const struct iolat_cgroup *c = &m->cgs->v[t->v[i].cgroup];
 		struct top_row *r;
 
-		if (!wanted(m, t->v[i].dev, c->path))
+		if (c->gone || !wanted(m, t->v[i].dev, c->path))
 			continue;
 		r = row_get(m, t->v[i].dev, c->id, c->path);
 		if (!r)
@@ -163,6 +163,8 @@ int top_model_add_io(struct top_model *m)
 		bool any = false, ok = true;
 
 		memset(io, 0, sizeof(io));
+		if (c->gone)
+			continue;	/* removed since the walk */
 		if (c->parent > 0 && quiet[c->parent])
 			;	/* nothing below a quiet cgroup either */
 		else if (c->parent >= 0 || row_find_any(m, c->id))

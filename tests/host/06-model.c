@@ -662,6 +662,122 @@ static void test_interval_depth(void)
 	regfree(&re);
 }
 
+static __u64 inode_of(const char *path)
+{
+	char fn[8192];
+	struct stat st;
+
+	snprintf(fn, sizeof(fn), "%s%s", root, path);
+	if (stat(fn, &st)) {
+		perror(fn);
+		exit(2);
+	}
+	return st.st_ino;
+}
+
+static void mv(const char *from, const char *to)
+{
+	char a[8192], b[8192];
+
+	snprintf(a, sizeof(a), "%s%s", root, from);
+	snprintf(b, sizeof(b), "%s%s", root, to);
+	if (rename(a, b)) {
+		perror(a);
+		exit(2);
+	}
+}
+
+/*
+ * The tree follows cgroup_mkdir and cgroup_rmdir by id, without a walk.
+ * cgroup_mkdir fires before the directory can be seen: the walk missed
+ * such a cgroup, nothing walked again (the tree's generation had moved
+ * already), and its map entries were deleted every interval.  Here the
+ * directory is hidden (renamed away) when its mkdir is applied.
+ */
+static void test_cgroup_changes(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k;
+	struct iolat_group g = { .depth = IOLAT_DEPTH_MAX };
+	__u64 id, pid, cid, other;
+	const char *path;
+	int ret, i;
+	bool kept;
+
+	mkcg("/cc");
+	scan(&fx);
+	mkcg("/cc/new");
+	put("/cc/new/io.latency", "%u:%u target=2000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	id = inode_of("/cc/new");
+	mv("/cc/new", "/cc/.not-yet");
+	iolat_cgroups_tick(&fx.cgs);
+	ret = iolat_cgroups_mkdir(&fx.cgs, id, "/cc/new");
+	check(ret == 0, "cgroups: mkdir before its directory is visible: pending (%d)", ret);
+	/* Its map entry is no row, and stays. */
+	top_model_begin(&fx.m, &fx.cgs);
+	k = (struct iolat_key){ .cgroup_id = id, .dev = DEV1 };
+	ret = top_model_add_entry(&fx.m, &k, &g, false, true);
+	kept = iolat_cgroups_keep(&fx.cgs, id);
+	check(ret == TOP_ENTRY_STALE && kept,
+	      "cgroups: its map entries are kept while it is pending (%d, %s)", ret,
+	      kept ? "kept" : "deleted");
+	/* Visible at the next interval: added without a walk. */
+	mv("/cc/.not-yet", "/cc/new");
+	mkcg("/cc/no-event");	/* a walk would find it */
+	ret = iolat_cgroups_tick(&fx.cgs);
+	path = iolat_cgroups_path(&fx.cgs, id);
+	check(ret == 1 && path && !strcmp(path, "/cc/new"),
+	      "cgroups: the pending cgroup added at the next tick (%d, %s)", ret, path ?: "unknown");
+	check(!iolat_cgroups_path(&fx.cgs, inode_of("/cc/no-event")),
+	      "cgroups: no tree walk: a cgroup with no event is not found");
+	fx.targets.n = 0;
+	iolat_targets_read_one(&fx.cgs, iolat_cgroups_find(&fx.cgs, id), &fx.targets);
+	check(fx.targets.n == 1 && fx.targets.v[0].us == 2000,
+	      "cgroups: the new cgroup's target read (%zu)", fx.targets.n);
+	/* A child's event before its parent's, both in one batch. */
+	mkcg("/cc/p");
+	mkcg("/cc/p/c");
+	pid = inode_of("/cc/p");
+	cid = inode_of("/cc/p/c");
+	iolat_cgroups_mkdir(&fx.cgs, cid, "/cc/p/c");
+	iolat_cgroups_mkdir(&fx.cgs, pid, "/cc/p");
+	iolat_cgroups_tick(&fx.cgs);
+	path = iolat_cgroups_path(&fx.cgs, cid);
+	check(path && !strcmp(path, "/cc/p/c") &&
+	      fx.cgs.v[iolat_cgroups_find(&fx.cgs, cid)].parent == iolat_cgroups_find(&fx.cgs, pid),
+	      "cgroups: a child whose event came first, under its parent (%s)", path ?: "unknown");
+	/* rmdir: gone now, its entries too; no row from its target. */
+	iolat_cgroups_tick(&fx.cgs);
+	iolat_cgroups_rmdir(&fx.cgs, id);
+	kept = iolat_cgroups_keep(&fx.cgs, id);
+	check(!iolat_cgroups_path(&fx.cgs, id) && !kept && iolat_cgroups_gone(&fx.cgs) == 1,
+	      "cgroups: rmdir: unknown, its entries deleted (%s)", kept ? "kept" : "deleted");
+	top_model_begin(&fx.m, &fx.cgs);
+	top_model_add_targets(&fx.m, &fx.targets);
+	check(fx.m.n == 0, "cgroups: a removed cgroup's target makes no row (%zu rows)", fx.m.n);
+	/* An id nobody announced: kept for a few intervals, then deleted. */
+	other = 0x7fffffffffULL;
+	for (i = 0; i < IOLAT_CGROUP_UNKNOWN_TICKS + 1; i++) {
+		kept = iolat_cgroups_keep(&fx.cgs, other);
+		if (i < IOLAT_CGROUP_UNKNOWN_TICKS && !kept)
+			break;
+		iolat_cgroups_tick(&fx.cgs);
+	}
+	check(i == IOLAT_CGROUP_UNKNOWN_TICKS + 1 && !kept,
+	      "cgroups: an unknown id kept %d intervals, then deleted (%d, %s)",
+	      IOLAT_CGROUP_UNKNOWN_TICKS, i, kept ? "kept" : "deleted");
+	/* A mkdir whose directory never shows: the tree is stale, walk it. */
+	iolat_cgroups_mkdir(&fx.cgs, 0x7ffffffff0ULL, "/cc/never");
+	for (i = 0; i < IOLAT_CGROUP_PENDING_TICKS && !fx.cgs.stale; i++)
+		iolat_cgroups_tick(&fx.cgs);
+	check(fx.cgs.stale, "cgroups: a cgroup that never showed up asks for a walk");
+	scan(&fx);
+	check(!fx.cgs.stale && iolat_cgroups_path(&fx.cgs, inode_of("/cc/no-event")) &&
+	      iolat_cgroups_path(&fx.cgs, cid),
+	      "cgroups: the walk finds every cgroup");
+	fixture_free(&fx);
+}
+
 /* -r cuts the rows shown, and the report says how many there were. */
 static void test_truncation(void)
 {
@@ -1087,6 +1203,7 @@ int main(int argc, char **argv)
 	test_schema_rows();
 	test_interval_view();
 	test_interval_depth();
+	test_cgroup_changes();
 	test_preflight();
 	test_dev_partition();
 	test_ticks();
