@@ -11,7 +11,7 @@ override BUILD := $(abspath $(BUILD))
 export BUILD
 
 .PHONY: help deps kernel kernel-debug tree check-patches check-notrace check-series \
-	guest tools install uninstall test test-debug demo scenario bench clean distclean
+	guest tools install uninstall test test-debug demo scenario bench bench-scale clean distclean
 
 help:
 	@echo 'make deps           install the Debian packages the project needs (root)'
@@ -24,6 +24,7 @@ help:
 	@echo 'make demo           the demo: boot, run a noisy neighbour, show iolat-top'
 	@echo 'make scenario S=N   one scenario of guest/scenarios/ (1-5), recorded, plotted'
 	@echo 'make bench          IOPS with no tracing, iolat-top, all events (printed)'
+	@echo 'make bench-scale    iolat-top CPU and syscalls per interval, 100-10,000 cgroups'
 	@echo 'make guest CMD=..   boot the guest and run CMD in it'
 	@echo 'make check-patches  checkpatch --strict every patch of patches/series'
 	@echo 'make check-notrace  W=1 without CONFIG_TRACEPOINTS: the series adds no warning'
@@ -93,6 +94,14 @@ scenario: tools
 # Printed figures, not a test: IOPS with and without tracing.
 bench: tools
 	@guest/run -t 900 -e IOLAT_TOOLS=$(BUILD)/tools -- $(CURDIR)/guest/bench
+
+# Printed figures, not a test: iolat-top's own CPU and system calls per
+# interval with 100, 1,000 and 10,000 cgroups (IOLAT_BENCH_SIZES, _SECS,
+# _WORKERS, _STRACE=1 passed on when set).
+BENCH_ENV := $(foreach v,IOLAT_BENCH_SIZES IOLAT_BENCH_SECS IOLAT_BENCH_WORKERS \
+	IOLAT_BENCH_STRACE,$(if $($(v)),-e "$(v)=$($(v))"))
+bench-scale: tools
+	@guest/run -t 3600 -e IOLAT_TOOLS=$(BUILD)/tools $(BENCH_ENV) -- $(CURDIR)/guest/bench-scale
 
 clean:
 	@$(MAKE) -s -C tools BUILD=$(BUILD) clean

@@ -91,29 +91,54 @@ int BPF_PROG(on_target, struct blkcg_gq *blkg, const char *path, u64 old_ns,
 }
 
 /*
- * Bumped whenever a cgroup is created, removed or renamed, so that the
- * front-end walks the cgroup tree only when it changed.
+ * Cgroups created and removed, by id, so that the front-end updates its
+ * tree without walking it: cgroup2 only (hierarchy 0; v1 hierarchies,
+ * and cgroup_rename, which only v1 has, are none of io.latency's).  When
+ * the map is full the front-end walks the tree once (changes_lost).
  */
-__u64 cgroup_gen = 0;
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IOLAT_MAX_CGROUP_CHANGES);
+	__type(key, __u64);
+	__type(value, struct iolat_cgroup_change);
+} cgroup_changes SEC(".maps");
+
+__u64 changes_lost = 0;
+
+static struct iolat_cgroup_change zero_change;
+
+static __always_inline void cgroup_changed(struct cgroup *cgrp, const char *path,
+					   bool removed)
+{
+	struct iolat_cgroup_change *c;
+	__u64 id;
+
+	if (BPF_CORE_READ(cgrp, root, hierarchy_id) != 0)
+		return;
+	id = BPF_CORE_READ(cgrp, kn, id);
+	if (bpf_map_update_elem(&cgroup_changes, &id, &zero_change, BPF_ANY)) {
+		__sync_fetch_and_add(&changes_lost, 1);
+		return;
+	}
+	c = bpf_map_lookup_elem(&cgroup_changes, &id);
+	if (!c)
+		return;
+	c->removed = removed;
+	if (!removed)
+		bpf_probe_read_kernel_str(c->path, sizeof(c->path), path);
+}
 
 SEC("tp_btf/cgroup_mkdir")
 int BPF_PROG(on_cgroup_mkdir, struct cgroup *cgrp, const char *path)
 {
-	__sync_fetch_and_add(&cgroup_gen, 1);
+	cgroup_changed(cgrp, path, false);
 	return 0;
 }
 
 SEC("tp_btf/cgroup_rmdir")
 int BPF_PROG(on_cgroup_rmdir, struct cgroup *cgrp, const char *path)
 {
-	__sync_fetch_and_add(&cgroup_gen, 1);
-	return 0;
-}
-
-SEC("tp_btf/cgroup_rename")
-int BPF_PROG(on_cgroup_rename, struct cgroup *cgrp, const char *path)
-{
-	__sync_fetch_and_add(&cgroup_gen, 1);
+	cgroup_changed(cgrp, path, true);
 	return 0;
 }
 
@@ -132,6 +157,9 @@ int BPF_PROG(on_scale_cookie, struct blkcg_gq *blkg, const char *path,
 		p->scale_downs++;
 	if (by == IOLAT_BY_TIMER)
 		p->timer_ups++;
+	p->last_scale = new > old ? IOLAT_SCALE_UP : IOLAT_SCALE_DOWN;
+	p->last_by = by;
+	p->has_scale = 1;
 	p->cookie = new;
 	p->scale_lat_ns = scale_lat_ns;
 	p->culprit_id = culprit_id;
@@ -149,6 +177,9 @@ int BPF_PROG(on_scale_grp_clear, struct blkcg_gq *blkg, const char *path,
 		p->grp_clears++;
 		p->culprit_id = 0;
 		p->cookie = new;
+		p->last_scale = IOLAT_SCALE_FORGET;
+		p->last_by = by;
+		p->has_scale = 1;
 	}
 	return 0;
 }
@@ -165,6 +196,9 @@ int BPF_PROG(on_scale_reset, struct blkcg_gq *blkg, const char *path,
 		p->culprit_id = 0;
 		p->scale_lat_ns = 0;
 		p->cookie = new;
+		p->last_scale = IOLAT_SCALE_RESET;
+		p->last_by = by;
+		p->has_scale = 1;
 	}
 	return 0;
 }
@@ -193,18 +227,55 @@ int BPF_PROG(on_scale_skip, struct blkcg_gq *blkg, const char *path, u32 old,
 	return 0;
 }
 
+/*
+ * The front-end's refresh count: it bumps this before it reads the maps,
+ * so that depth events after that go into the next interval's slot.
+ */
+__u32 depth_epoch = 0;
+/* When the front-end started (bpf_ktime_get_ns()'s clock), set before loading. */
+const volatile __u64 start_ns = 0;
+
+/*
+ * Per decision, never per IO: the lowest depth of the interval and the
+ * time spent limited are kept here, where every change is seen, because
+ * a refresh sees only the depth at its own instant.
+ */
 SEC("tp_btf/iolatency_depth")
 int BPF_PROG(on_depth, struct blkcg_gq *blkg, const char *path, u32 old,
 	     u32 new, u32 cookie, u32 nr_requests)
 {
 	struct iolat_group *g = group_of(blkg);
+	struct iolat_depth_slot *slot;
+	__u32 epoch = depth_epoch;
+	__u64 now = bpf_ktime_get_ns();
 
-	if (g) {
-		g->depth = new;
-		g->cookie = cookie;
-		g->nr_requests = nr_requests;
-		g->has_depth = 1;
+	if (!g)
+		return 0;
+	slot = &g->depth_slot[epoch & 1];
+	if (slot->epoch != epoch || !g->has_depth) {
+		slot->epoch = epoch;
+		slot->start = old;
+		slot->min = old;
 	}
+	if (new < slot->min)
+		slot->min = new;
+	/*
+	 * Limited before the first change we see: no change since we
+	 * started, so it has been at @old since then at least.
+	 */
+	if (old != IOLAT_DEPTH_MAX && !g->limited_since_ns)
+		g->limited_since_ns = g->has_depth || !start_ns ? now : start_ns;
+	if (new == IOLAT_DEPTH_MAX && g->limited_since_ns) {
+		if (now > g->limited_since_ns)
+			g->limited_ns += now - g->limited_since_ns;
+		g->limited_since_ns = 0;
+	} else if (new != IOLAT_DEPTH_MAX && !g->limited_since_ns) {
+		g->limited_since_ns = now;
+	}
+	g->depth = new;
+	g->cookie = cookie;
+	g->nr_requests = nr_requests;
+	g->has_depth = 1;
 	return 0;
 }
 

@@ -86,6 +86,24 @@ struct iolat_group {
 	__u64 capped;
 	__u64 delay_ns;			/* pending, from the last delay event */
 	__u64 skips[IOLAT_REASON_NR];	/* parent's scale-downs not followed */
+	/*
+	 * Time spent limited (depth below max): the stretches that ended,
+	 * and when the open one began (0: not limited).  The front-end adds
+	 * the open stretch when it reads.
+	 */
+	__u64 limited_ns;
+	__u64 limited_since_ns;
+	/*
+	 * The lowest depth of each refresh interval, in two slots so that
+	 * the front-end reads one while the events write the other: an
+	 * event in epoch e (iolat_top's depth_epoch) writes slot e & 1,
+	 * starting it over when its epoch is older.
+	 */
+	struct iolat_depth_slot {
+		__u32 epoch;
+		__u32 start;		/* the depth when the epoch began */
+		__u32 min;
+	} depth_slot[2];
 	__u32 depth;			/* IOLAT_DEPTH_MAX when unlimited */
 	__u32 nr_requests;
 	__u32 cookie;			/* the parent's cookie last seen */
@@ -100,6 +118,18 @@ struct iolat_group {
 	__u8 has_target;		/* target_ns came from a target event */
 };
 
+/*
+ * A cgroup2 cgroup created or removed since the front-end last looked,
+ * keyed by its id; the last of its events wins.
+ */
+#define IOLAT_MAX_CGROUP_CHANGES 4096
+
+struct iolat_cgroup_change {
+	__u32 removed;			/* 0: cgroup_mkdir, 1: cgroup_rmdir */
+	__u32 pad;
+	char path[IOLAT_PATH_LEN];	/* mkdir's, from the root of cgroup2 */
+};
+
 /* A parent whose children's scale cookie moved. */
 struct iolat_parent {
 	__u64 scale_ups;
@@ -110,7 +140,19 @@ struct iolat_parent {
 	__u64 scale_lat_ns;
 	__u64 culprit_id;		/* cgroup id; 0 when none */
 	__u32 cookie;
-	__u32 pad;
+	__u8 last_scale;		/* enum iolat_scale_kind, of the last move */
+	__u8 last_by;			/* its enum iolat_scale_by */
+	__u8 has_scale;			/* last_scale and last_by are set */
+	__u8 pad;
+};
+
+/* What a parent's last scale event did to its children's cookie. */
+enum iolat_scale_kind {
+	IOLAT_SCALE_DOWN,
+	IOLAT_SCALE_UP,
+	IOLAT_SCALE_FORGET,		/* scale_grp_clear: culprit forgotten */
+	IOLAT_SCALE_RESET,
+	IOLAT_SCALE_NR,
 };
 
 enum iolat_event_type {

@@ -55,6 +55,7 @@ static int cgroups_add(struct iolat_cgroups *cgs, __u64 id, const char *path,
 	}
 	cgs->v[cgs->n].id = id;
 	cgs->v[cgs->n].parent = parent;
+	cgs->v[cgs->n].gone = false;
 	cgs->v[cgs->n].path = strdup(path);
 	if (!cgs->v[cgs->n].path)
 		return -ENOMEM;
@@ -99,6 +100,7 @@ static int cgroups_walk(struct iolat_cgroups *cgs, int dfd, long self)
 }
 
 static const struct iolat_cgroups *sorting;
+static void pending_drop(struct iolat_cgroups *cgs, size_t i);
 
 static int cmp_id(const void *a, const void *b)
 {
@@ -108,7 +110,8 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void iolat_cgroups_free(struct iolat_cgroups *cgs)
+/* The tree only: the pending and unknown ids outlive a walk. */
+static void tree_free(struct iolat_cgroups *cgs)
 {
 	size_t i;
 
@@ -116,6 +119,21 @@ void iolat_cgroups_free(struct iolat_cgroups *cgs)
 		free(cgs->v[i].path);
 	free(cgs->v);
 	free(cgs->by_id);
+	cgs->v = NULL;
+	cgs->by_id = NULL;
+	cgs->n = cgs->cap = cgs->nlive = 0;
+}
+
+void iolat_cgroups_free(struct iolat_cgroups *cgs)
+{
+	size_t i;
+
+	tree_free(cgs);
+	for (i = 0; i < cgs->npending; i++)
+		free(cgs->pending[i].path);
+	free(cgs->pending);
+	free(cgs->removed);
+	free(cgs->unknown);
 	memset(cgs, 0, sizeof(*cgs));
 }
 
@@ -126,7 +144,7 @@ int iolat_cgroups_scan(struct iolat_cgroups *cgs)
 	size_t i;
 	int dfd, err;
 
-	iolat_cgroups_free(cgs);
+	tree_free(cgs);
 	dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || fstat(dfd, &st)) {
 		err = -errno;
@@ -145,32 +163,242 @@ int iolat_cgroups_scan(struct iolat_cgroups *cgs)
 			err = -ENOMEM;
 	}
 	if (err) {
-		iolat_cgroups_free(cgs);
+		tree_free(cgs);
 		return err;
 	}
 	for (i = 0; i < cgs->n; i++)
 		cgs->by_id[i] = i;
 	sorting = cgs;
 	qsort(cgs->by_id, cgs->n, sizeof(*cgs->by_id), cmp_id);
+	cgs->nlive = cgs->n;
+	cgs->stale = false;
+	/* Pending cgroups the walk found are pending no more. */
+	for (i = 0; i < cgs->npending; )
+		if (iolat_cgroups_find(cgs, cgs->pending[i].id) >= 0)
+			pending_drop(cgs, i);
+		else
+			i++;
 	return 0;
 }
 
-long iolat_cgroups_find(const struct iolat_cgroups *cgs, __u64 id)
+/* Where @id is in by_id, or where it would go: *@found says which. */
+static size_t by_id_pos(const struct iolat_cgroups *cgs, __u64 id, bool *found)
 {
-	size_t lo = 0, hi = cgs->n;
+	size_t lo = 0, hi = cgs->nlive;
 
+	*found = false;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		__u64 got = cgs->v[cgs->by_id[mid]].id;
 
-		if (got == id)
-			return cgs->by_id[mid];
+		if (got == id) {
+			*found = true;
+			return mid;
+		}
 		if (got < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+long iolat_cgroups_find(const struct iolat_cgroups *cgs, __u64 id)
+{
+	bool found;
+	size_t pos = by_id_pos(cgs, id, &found);
+
+	return found ? (long)cgs->by_id[pos] : -1;
+}
+
+static void pending_drop(struct iolat_cgroups *cgs, size_t i)
+{
+	free(cgs->pending[i].path);
+	cgs->pending[i] = cgs->pending[--cgs->npending];
+}
+
+static long pending_find(const struct iolat_cgroups *cgs, __u64 id)
+{
+	size_t i;
+
+	for (i = 0; i < cgs->npending; i++)
+		if (cgs->pending[i].id == id)
+			return i;
 	return -1;
+}
+
+/* Append @id to the set @v (removed or unknown ids) with tick @since. */
+static int seen_add(struct iolat_cgroup_seen **v, size_t *n, size_t *cap,
+		    __u64 id, unsigned long since)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		struct iolat_cgroup_seen *nv = realloc(*v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = ncap;
+	}
+	(*v)[(*n)++] = (struct iolat_cgroup_seen){ id, since };
+	return 0;
+}
+
+static struct iolat_cgroup_seen *seen_find(struct iolat_cgroup_seen *v, size_t n,
+					   __u64 id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].id == id)
+			return &v[i];
+	return NULL;
+}
+
+/*
+ * Add cgroup @id at @path if its directory is there with that id and its
+ * parent is known: 1 added (or known already), 0 not (yet), -errno.
+ */
+static int try_add(struct iolat_cgroups *cgs, __u64 id, const char *path)
+{
+	char fn[PATH_MAX + 64], *slash;
+	struct stat st;
+	long parent = 0;
+	size_t pos, *nb;
+	bool found;
+	int err;
+
+	pos = by_id_pos(cgs, id, &found);
+	if (found)
+		return 1;
+	if (!cgs->n || path[0] != '/' || !path[1])
+		return 0;
+	snprintf(fn, sizeof(fn), "%s%s", iolat_cgroup_root(), path);
+	if (stat(fn, &st) || !S_ISDIR(st.st_mode) || st.st_ino != id)
+		return 0;	/* not visible yet, or gone again */
+	slash = strrchr(fn, '/');
+	if (slash - fn > (long)strlen(iolat_cgroup_root())) {
+		*slash = '\0';
+		if (stat(fn, &st))
+			return 0;
+		parent = iolat_cgroups_find(cgs, st.st_ino);
+		if (parent < 0)
+			return 0;	/* its parent is pending too */
+	}
+	nb = realloc(cgs->by_id, (cgs->n + 1) * sizeof(*nb));	/* nlive <= n */
+	if (!nb)
+		return -ENOMEM;
+	cgs->by_id = nb;
+	err = cgroups_add(cgs, id, path, parent);
+	if (err)
+		return err;
+	memmove(&cgs->by_id[pos + 1], &cgs->by_id[pos],
+		(cgs->nlive - pos) * sizeof(*cgs->by_id));
+	cgs->by_id[pos] = cgs->n - 1;
+	cgs->nlive++;
+	return 1;
+}
+
+int iolat_cgroups_mkdir(struct iolat_cgroups *cgs, __u64 id, const char *path)
+{
+	struct iolat_cgroup_pending *p;
+	int ret = try_add(cgs, id, path);
+
+	if (ret || pending_find(cgs, id) >= 0)
+		return ret;
+	if (cgs->npending == cgs->cappending) {
+		size_t cap = cgs->cappending ? cgs->cappending * 2 : 16;
+
+		p = realloc(cgs->pending, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		cgs->pending = p;
+		cgs->cappending = cap;
+	}
+	p = &cgs->pending[cgs->npending];
+	p->path = strdup(path);
+	if (!p->path)
+		return -ENOMEM;
+	p->id = id;
+	p->since = cgs->tick;
+	cgs->npending++;
+	return 0;
+}
+
+int iolat_cgroups_rmdir(struct iolat_cgroups *cgs, __u64 id)
+{
+	bool found;
+	size_t pos = by_id_pos(cgs, id, &found);
+	long i = pending_find(cgs, id);
+
+	if (i >= 0)
+		pending_drop(cgs, i);
+	if (found) {
+		cgs->v[cgs->by_id[pos]].gone = true;
+		memmove(&cgs->by_id[pos], &cgs->by_id[pos + 1],
+			(cgs->nlive - pos - 1) * sizeof(*cgs->by_id));
+		cgs->nlive--;
+	}
+	return seen_add(&cgs->removed, &cgs->nremoved, &cgs->capremoved, id,
+			cgs->tick);
+}
+
+int iolat_cgroups_tick(struct iolat_cgroups *cgs)
+{
+	size_t i, j;
+	int added = 0, ret;
+
+	cgs->tick++;
+	cgs->nremoved = 0;
+	/* Unknown ids not asked about since their grace ended: forget them. */
+	for (i = j = 0; i < cgs->nunknown; i++)
+		if (cgs->tick - cgs->unknown[i].since <= IOLAT_CGROUP_UNKNOWN_TICKS + 1)
+			cgs->unknown[j++] = cgs->unknown[i];
+	cgs->nunknown = j;
+	/* Parents first: a shorter path cannot be below a longer one. */
+	for (i = 0; i < cgs->npending; ) {
+		struct iolat_cgroup_pending *p = &cgs->pending[i];
+
+		ret = try_add(cgs, p->id, p->path);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			added++;
+			pending_drop(cgs, i);
+			i = 0;		/* a child may wait for this one */
+			continue;
+		}
+		if (cgs->tick - p->since >= IOLAT_CGROUP_PENDING_TICKS) {
+			/* Never seen where its event said: the tree may be wrong. */
+			cgs->stale = true;
+			pending_drop(cgs, i);
+			continue;
+		}
+		i++;
+	}
+	return added;
+}
+
+bool iolat_cgroups_keep(struct iolat_cgroups *cgs, __u64 id)
+{
+	struct iolat_cgroup_seen *u;
+
+	if (seen_find(cgs->removed, cgs->nremoved, id))
+		return false;
+	if (pending_find(cgs, id) >= 0)
+		return true;
+	u = seen_find(cgs->unknown, cgs->nunknown, id);
+	if (!u) {
+		/* Out of memory: kept, asked again next time. */
+		seen_add(&cgs->unknown, &cgs->nunknown, &cgs->capunknown, id, cgs->tick);
+		return true;
+	}
+	return cgs->tick - u->since < IOLAT_CGROUP_UNKNOWN_TICKS;
+}
+
+size_t iolat_cgroups_gone(const struct iolat_cgroups *cgs)
+{
+	return cgs->n - cgs->nlive;
 }
 
 const char *iolat_cgroups_path(const struct iolat_cgroups *cgs, __u64 id)
@@ -245,40 +473,48 @@ void iolat_iostat_parse(char *text, const __u32 *devs, size_t ndev,
 	}
 }
 
-int iolat_targets_read(const struct iolat_cgroups *cgs, struct iolat_targets *t)
+int iolat_targets_read_one(const struct iolat_cgroups *cgs, size_t i,
+			   struct iolat_targets *t)
 {
 	char fn[PATH_MAX + 64], line[256];
 	unsigned int ma, mi;
 	unsigned long long us;
+	FILE *f;
+
+	if (!i || cgs->v[i].gone)	/* the root has no io.latency */
+		return 0;
+	snprintf(fn, sizeof(fn), "%s%s/io.latency", iolat_cgroup_root(),
+		 cgs->v[i].path);
+	f = fopen(fn, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%u:%u target=%llu", &ma, &mi, &us) != 3)
+			continue;
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? t->cap * 2 : 64;
+			struct iolat_target *v = realloc(t->v, cap * sizeof(*v));
+
+			if (!v) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			t->v = v;
+			t->cap = cap;
+		}
+		t->v[t->n++] = (struct iolat_target){ IOLAT_MKDEV(ma, mi), i, us };
+	}
+	fclose(f);
+	return 0;
+}
+
+int iolat_targets_read(const struct iolat_cgroups *cgs, struct iolat_targets *t)
+{
 	size_t i;
+	int err = 0;
 
 	t->n = 0;
-	for (i = 1; i < cgs->n; i++) {	/* the root has no io.latency */
-		FILE *f;
-
-		snprintf(fn, sizeof(fn), "%s%s/io.latency", iolat_cgroup_root(),
-			 cgs->v[i].path);
-		f = fopen(fn, "r");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "%u:%u target=%llu", &ma, &mi, &us) != 3)
-				continue;
-			if (t->n == t->cap) {
-				size_t cap = t->cap ? t->cap * 2 : 64;
-				struct iolat_target *v = realloc(t->v, cap * sizeof(*v));
-
-				if (!v) {
-					fclose(f);
-					return -ENOMEM;
-				}
-				t->v = v;
-				t->cap = cap;
-			}
-			t->v[t->n++] = (struct iolat_target){
-				IOLAT_MKDEV(ma, mi), i, us };
-		}
-		fclose(f);
-	}
-	return 0;
+	for (i = 1; !err && i < cgs->n; i++)
+		err = iolat_targets_read_one(cgs, i, t);
+	return err;
 }

@@ -19,18 +19,69 @@ struct iolat_cgroup {
 	__u64 id;
 	char *path;
 	long parent;		/* index in v; -1 for the root */
+	bool gone;		/* removed since the walk (iolat_cgroups_rmdir()) */
 };
+
+/*
+ * Between walks the tree follows the kernel's cgroup_mkdir and
+ * cgroup_rmdir events, by id: a new cgroup is appended (after its
+ * parent, so parents still come first), a removed one marked gone.
+ * cgroup_mkdir fires before the directory can be seen, so a new cgroup
+ * not visible yet is pending and tried again at each tick.  An id that
+ * map entries name but the tree does not know is kept a few ticks before
+ * its entries may go (iolat_cgroups_keep()).
+ */
+#define IOLAT_CGROUP_PENDING_TICKS 5	/* tries of a cgroup not visible yet */
+#define IOLAT_CGROUP_UNKNOWN_TICKS 3	/* ticks an unknown id is kept */
 
 struct iolat_cgroups {
 	struct iolat_cgroup *v;
 	size_t n, cap;
-	size_t *by_id;		/* indexes into v, by id */
+	size_t *by_id;		/* indexes into v, by id; the live ones */
+	size_t nlive;		/* entries of by_id */
+	unsigned long tick;
+	struct iolat_cgroup_pending {
+		__u64 id;
+		char *path;
+		unsigned long since;	/* tick */
+	} *pending;
+	size_t npending, cappending;
+	/* Ids removed by an event this tick, and ids seen unknown. */
+	struct iolat_cgroup_seen {
+		__u64 id;
+		unsigned long since;
+	} *removed, *unknown;
+	size_t nremoved, capremoved, nunknown, capunknown;
+	/* A pending cgroup never showed up: walk the tree again. */
+	bool stale;
 };
 
 const char *iolat_cgroup_root(void);
 /* Use @root instead of the cgroup2 mount (tests: a fake tree). */
 void iolat_cgroup_root_set(const char *root);
+/* Walk the whole tree (keeps the pending and unknown ids). */
 int iolat_cgroups_scan(struct iolat_cgroups *cgs);
+/*
+ * A new refresh: retry the pending cgroups (dropped after
+ * IOLAT_CGROUP_PENDING_TICKS), forget the last tick's removed ids.
+ * Returns the number of cgroups added, or -errno.
+ */
+int iolat_cgroups_tick(struct iolat_cgroups *cgs);
+/*
+ * cgroup_mkdir of @id at @path (the cgroup2 path, "/a/b"): added if its
+ * directory is there with that id (1), else pending (0); -errno.
+ */
+int iolat_cgroups_mkdir(struct iolat_cgroups *cgs, __u64 id, const char *path);
+/* cgroup_rmdir of @id: marked gone. */
+int iolat_cgroups_rmdir(struct iolat_cgroups *cgs, __u64 id);
+/*
+ * Map entries name cgroup @id, which the tree does not know: keep them?
+ * No if an rmdir event removed it this tick; yes while it is pending, or
+ * for IOLAT_CGROUP_UNKNOWN_TICKS ticks from when it was first asked about.
+ */
+bool iolat_cgroups_keep(struct iolat_cgroups *cgs, __u64 id);
+/* How many cgroups are marked gone: a walk tidies them away. */
+size_t iolat_cgroups_gone(const struct iolat_cgroups *cgs);
 /* The index of cgroup @id in cgs->v, or -1. */
 long iolat_cgroups_find(const struct iolat_cgroups *cgs, __u64 id);
 const char *iolat_cgroups_path(const struct iolat_cgroups *cgs, __u64 id);
@@ -71,5 +122,8 @@ struct iolat_targets {
 };
 
 int iolat_targets_read(const struct iolat_cgroups *cgs, struct iolat_targets *t);
+/* Append the targets of cgroup @i (one new since the walk). */
+int iolat_targets_read_one(const struct iolat_cgroups *cgs, size_t i,
+			   struct iolat_targets *t);
 
 #endif /* __IOLAT_CGROUP_H */

@@ -351,6 +351,25 @@ const char *iolat_action_name(int action)
 	return action >= 0 && action < IOLAT_ACT_NR ? names[action] : "?";
 }
 
+const char *iolat_scale_by_name(int by)
+{
+	static const char *const names[IOLAT_BY_NR] = {
+		"window", "timer", "target", "offline",
+	};
+
+	return by >= 0 && by < IOLAT_BY_NR ? names[by] : "?";
+}
+
+/* iolat-snoop's words for the same: direction, or its event's type. */
+const char *iolat_scale_kind_name(int kind)
+{
+	static const char *const names[IOLAT_SCALE_NR] = {
+		"down", "up", "culprit_forgotten", "scale_reset",
+	};
+
+	return kind >= 0 && kind < IOLAT_SCALE_NR ? names[kind] : "?";
+}
+
 void iolat_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);

@@ -92,6 +92,9 @@ void iolat_check_stdout_at_exit(const char *tool);
 void iolat_json_begin(FILE *f, const char *tool, double t, int decimals);
 /* The name of an enum iolat_action ("down"), "?" when out of range. */
 const char *iolat_action_name(int action);
+/* enum iolat_scale_by and enum iolat_scale_kind by name, as in JSON. */
+const char *iolat_scale_by_name(int by);
+const char *iolat_scale_kind_name(int kind);
 /* Write @s as a JSON string, quotes included. */
 void iolat_json_str(FILE *f, const char *s);
 /*

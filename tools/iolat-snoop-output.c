@@ -18,10 +18,6 @@ static const char *const action_text[IOLAT_ACT_NR] = {
 	"the group lost its target meanwhile, nothing scaled",
 };
 
-static const char *const scale_by[IOLAT_BY_NR] = {
-	"window", "timer", "target", "offline",
-};
-
 static const char *const skip_reasons[IOLAT_REASON_NR] = {
 	"raced", "protected", "few_ios",
 };
@@ -139,7 +135,7 @@ void snoop_print_json(FILE *f, const struct iolat_event *e, const char *path,
 			fprintf(f, ",\"culprit_id\":null");
 		fprintf(f, ",\"scale_lat_us\":%llu,\"idle_ms\":%llu,\"by\":\"%s\"",
 		       e->scale.scale_lat_ns / 1000, e->scale.idle_ns / 1000000,
-		       NAME(scale_by, e->scale.by));
+		       iolat_scale_by_name(e->scale.by));
 		break;
 	case IOLAT_EV_SKIP:
 		fprintf(f, ",\"old\":%u,\"new\":%u,\"reason\":\"%s\",\"target_us\":%llu,"
@@ -269,7 +265,7 @@ void snoop_print_text(FILE *f, const struct iolat_event *e, const char *path,
 			fprintf(f, "no culprit, ");
 		fprintf(f, "%s", e->scale.by == IOLAT_BY_TARGET ? "a child's target was written" :
 		       e->scale.by == IOLAT_BY_OFFLINE ? "a child went offline" :
-		       NAME(scale_by, e->scale.by));
+		       iolat_scale_by_name(e->scale.by));
 		break;
 	case IOLAT_EV_SKIP:
 		fprintf(f, "did not follow cookie %u -> %u: ", e->skip.old, e->skip.new);

@@ -85,7 +85,7 @@ int top_model_add_targets(struct top_model *m, const struct iolat_targets *t)
 		const struct iolat_cgroup *c = &m->cgs->v[t->v[i].cgroup];
 		struct top_row *r;
 
-		if (!wanted(m, t->v[i].dev, c->path))
+		if (c->gone || !wanted(m, t->v[i].dev, c->path))
 			continue;
 		r = row_get(m, t->v[i].dev, c->id, c->path);
 		if (!r)
@@ -163,6 +163,8 @@ int top_model_add_io(struct top_model *m)
 		bool any = false, ok = true;
 
 		memset(io, 0, sizeof(io));
+		if (c->gone)
+			continue;	/* removed since the walk */
 		if (c->parent > 0 && quiet[c->parent])
 			;	/* nothing below a quiet cgroup either */
 		else if (c->parent >= 0 || row_find_any(m, c->id))
@@ -319,7 +321,8 @@ static double rate(__u64 now, __u64 before, double div)
  * throttled and their mean wait, a parent's scalings.  Unknown when a
  * counter went backwards (another cgroup's baseline, an entry reset).
  */
-static void interval_of(struct top_row *r, const struct top_prev *p)
+static void interval_of(const struct top_model *m, struct top_row *r,
+			const struct top_prev *p)
 {
 	struct top_interval *in = &r->in;
 
@@ -336,6 +339,60 @@ static void interval_of(struct top_row *r, const struct top_prev *p)
 		(r->g.throttled_wait_ns - p->throttled_wait_ns) / 1e3 / in->throttled : NAN;
 	in->scale_downs = r->p.scale_downs - p->scale_downs;
 	in->scale_ups = r->p.scale_ups - p->scale_ups;
+	in->limited_share = NAN;
+	in->action = in->windows ? r->g.last_action : -1;
+	if (r->limited_known && p->limited_known && r->limited_ns >= p->limited_ns &&
+	    m->now_ns > m->prev_now_ns)
+		in->limited_share = fmin(1.0, (double)(r->limited_ns - p->limited_ns) /
+					 (m->now_ns - m->prev_now_ns));
+}
+
+/*
+ * The lowest depth during the interval that closed epoch m->epoch, from
+ * the BPF side's two slots: the closed epoch's, when a change came in it;
+ * else the depth did not move, and it is the next epoch's starting depth
+ * (a change came after the epoch was bumped) or the current one.  A group
+ * with no depth event: io.stat's debug depth, constant since the start.
+ */
+static void depth_min_of(const struct top_model *m, struct top_row *r)
+{
+	const struct iolat_depth_slot *closed = &r->g.depth_slot[m->epoch & 1];
+	const struct iolat_depth_slot *next = &r->g.depth_slot[(m->epoch + 1) & 1];
+	struct top_interval *in = &r->in;
+
+	in->depth_min_known = true;
+	if (r->has_group && r->g.has_depth) {
+		if (closed->epoch == m->epoch)
+			in->depth_min = closed->min;
+		else if (next->epoch == m->epoch + 1)
+			in->depth_min = next->start;
+		else
+			in->depth_min = r->g.depth;
+	} else if (r->io.has_depth) {
+		in->depth_min = r->io.depth;
+	} else {
+		in->depth_min_known = false;
+	}
+}
+
+/*
+ * Time limited since the start: the stretches the BPF side closed, plus
+ * the open one up to now.  Without a depth event, io.stat's debug depth
+ * has held since the start.  Unknown without either.
+ */
+static void limited_of(const struct top_model *m, struct top_row *r)
+{
+	r->limited_known = true;
+	if (r->has_group && r->g.has_depth) {
+		r->limited_ns = r->g.limited_ns;
+		if (r->g.limited_since_ns && m->now_ns > r->g.limited_since_ns)
+			r->limited_ns += m->now_ns - r->g.limited_since_ns;
+	} else if (r->io.has_depth) {
+		r->limited_ns = r->io.depth != IOLAT_DEPTH_MAX && m->start_ns &&
+			m->now_ns > m->start_ns ? m->now_ns - m->start_ns : 0;
+	} else {
+		r->limited_known = false;
+	}
 }
 
 int top_model_compute(struct top_model *m, double secs)
@@ -351,13 +408,17 @@ int top_model_compute(struct top_model *m, double secs)
 		struct top_row *r = &m->v[i];
 		struct top_prev *p = prev_find(m, r->dev, r->cgid);
 
+		limited_of(m, r);
 		np[i] = (struct top_prev){ r->dev, r->cgid, r->io.rbytes, r->io.wbytes,
 					   r->io.ios, r->g.charged_ns, r->g.paid_ns,
 					   r->g.throttled, !r->io_err, r->g.windows,
 					   r->g.windows_missed, r->g.throttled_wait_ns,
-					   r->p.scale_downs, r->p.scale_ups };
+					   r->p.scale_downs, r->p.scale_ups,
+					   r->limited_ns, r->limited_known };
 		if (p)
-			interval_of(r, p);
+			interval_of(m, r, p);
+		if (r->in.known)
+			depth_min_of(m, r);
 		if (r->io_err || (p && !p->io_ok))
 			r->iops = r->rmbps = r->wmbps = NAN;
 		if (p && secs > 0) {
@@ -413,6 +474,7 @@ int top_model_compute(struct top_model *m, double secs)
 	free(m->prev);
 	m->prev = np;
 	m->nprev = m->n;
+	m->prev_now_ns = m->now_ns;
 	return 0;
 }
 

@@ -38,6 +38,9 @@ struct top_row {
 	 */
 	double iops, rmbps, wmbps, charged, paid, waits;
 	const char *state;
+	/* Time limited (depth below max) since the start, when known. */
+	__u64 limited_ns;
+	bool limited_known;
 	/*
 	 * What happened during the interval, from the counters' growth: not
 	 * known on a row's first interval, or when a counter went backwards.
@@ -48,6 +51,12 @@ struct top_row {
 		__u64 throttled;
 		double wait_mean_us;		/* NAN: no bio throttled */
 		__u64 scale_downs, scale_ups;	/* of a parent's children */
+		/* The lowest depth (IOLAT_DEPTH_MAX: never limited). */
+		__u32 depth_min;
+		bool depth_min_known;
+		double limited_share;		/* 0..1; NAN: unknown */
+		/* The last window's action when one ended in it, else -1. */
+		int action;
 	} in;
 };
 
@@ -59,6 +68,8 @@ struct top_prev {
 	bool io_ok;		/* rbytes, wbytes and ios were read */
 	__u64 windows, windows_missed, throttled_wait_ns;
 	__u64 scale_downs, scale_ups;
+	__u64 limited_ns;
+	bool limited_known;
 };
 
 struct top_model {
@@ -67,6 +78,15 @@ struct top_model {
 	struct top_prev *prev;
 	size_t nprev;
 	const struct iolat_cgroups *cgs;	/* the tree the rows' paths are in */
+	/*
+	 * Set by the caller before top_model_compute(): when the maps were
+	 * read (CLOCK_MONOTONIC ns, as bpf_ktime_get_ns()), when the tool
+	 * started, and the depth epoch the interval closed (the BPF side's
+	 * depth_epoch before the caller bumped it).
+	 */
+	__u64 now_ns, start_ns;
+	__u32 epoch;
+	__u64 prev_now_ns;			/* now_ns of the previous interval */
 	/* The filter: -d and -c. */
 	__u32 dev;
 	const regex_t *re;

@@ -31,6 +31,18 @@ static const char *text_rate(char *buf, size_t len, const char *fmt, double v)
 	return buf;
 }
 
+/* ,"@key": a depth: a number, "max" (unlimited), or null (unknown). */
+static void json_depth(FILE *f, const char *key, bool known, __u32 depth)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (!known)
+		fputs("null", f);
+	else if (depth == IOLAT_DEPTH_MAX)
+		fputs("\"max\"", f);
+	else
+		fprintf(f, "%u", depth);
+}
+
 /* ,"interval":{...}: what happened during it; null when unknown. */
 static void json_interval(FILE *f, const struct top_row *r)
 {
@@ -47,11 +59,20 @@ static void json_interval(FILE *f, const struct top_row *r)
 	json_rate(f, "throttled_wait_mean_us", "%.1f", in->wait_mean_us);
 	/* A parent's children's scalings; null for a group that is none. */
 	if (r->has_parent)
-		fprintf(f, ",\"scale_downs\":%llu,\"scale_ups\":%llu}",
+		fprintf(f, ",\"scale_downs\":%llu,\"scale_ups\":%llu",
 			(unsigned long long)in->scale_downs,
 			(unsigned long long)in->scale_ups);
 	else
-		fputs(",\"scale_downs\":null,\"scale_ups\":null}", f);
+		fputs(",\"scale_downs\":null,\"scale_ups\":null", f);
+	/* The controller can flap within an interval: its lowest, its share. */
+	json_depth(f, "depth_min", in->depth_min_known, in->depth_min);
+	json_rate(f, "limited_pct", "%.1f", in->limited_share * 100);
+	/* The last window's action and its reason, when one ended in it. */
+	if (in->action >= 0)
+		fprintf(f, ",\"action\":\"%s\",\"verdict\":\"%s\"}",
+			iolat_action_name(in->action), top_row_verdict(r));
+	else
+		fputs(",\"action\":null,\"verdict\":null}", f);
 }
 
 void top_print_json(FILE *f, const struct top_report *rep)
@@ -107,12 +128,7 @@ void top_print_json(FILE *f, const struct top_report *rep)
 		json_rate(f, "iops", "%.1f", r->iops);
 		json_rate(f, "read_mbps", "%.3f", r->rmbps);
 		json_rate(f, "write_mbps", "%.3f", r->wmbps);
-		if (!r->g.has_depth)
-			fprintf(f, ",\"depth\":null");
-		else if (r->g.depth == IOLAT_DEPTH_MAX)
-			fprintf(f, ",\"depth\":\"max\"");
-		else
-			fprintf(f, ",\"depth\":%u", r->g.depth);
+		json_depth(f, "depth", r->g.has_depth, r->g.depth);
 		if (r->has_group && r->g.cookie)
 			fprintf(f, ",\"cookie\":%u", r->g.cookie);
 		else
@@ -151,12 +167,19 @@ void top_print_json(FILE *f, const struct top_report *rep)
 			else
 				fprintf(f, ",\"culprit_id\":null,\"scale_lat_us\":null");
 			fprintf(f, ",\"scale_downs\":%llu,\"scale_ups\":%llu,\"timer_ups\":%llu,"
-			       "\"culprits_forgotten\":%llu,\"resets\":%llu}",
+			       "\"culprits_forgotten\":%llu,\"resets\":%llu",
 			       (unsigned long long)r->p.scale_downs,
 			       (unsigned long long)r->p.scale_ups,
 			       (unsigned long long)r->p.timer_ups,
 			       (unsigned long long)r->p.grp_clears,
 			       (unsigned long long)r->p.resets);
+			/* The last move of their cookie, and what made it. */
+			if (r->p.has_scale)
+				fprintf(f, ",\"last_scale\":\"%s\",\"last_scale_by\":\"%s\"}",
+					iolat_scale_kind_name(r->p.last_scale),
+					iolat_scale_by_name(r->p.last_by));
+			else
+				fputs(",\"last_scale\":null,\"last_scale_by\":null}", f);
 		}
 		fprintf(f, "}");
 	}
@@ -184,7 +207,7 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	char target[16], lat[16], acc[16], depth[16], cookie[16], samp[16];
 	static char name[IOLAT_TEXT_LEN(PATH_MAX)];
 	char culprit_id[32], iops[32], mbps[32], chg[32], paid[32], waits[32];
-	char miss[48], wait_us[32];
+	char miss[48], wait_us[32], depth_min[16], limited[16];
 
 	if (!rep->batch)
 		fprintf(f, "\033[H\033[2J");
@@ -193,10 +216,11 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	if (n < m->n)
 		fprintf(f, " (%zu shown, -r)", n);
 	fprintf(f, "  lost %llu events\n", rep->lost);
-	fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %7s %7s %5s %8s %-10s %6s %6s %6s %6s %7s\n",
+	fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %-9s %7s %7s %5s %6s %7s %8s %-10s "
+		"%6s %6s %6s %6s %7s\n",
 	       "DEVICE", "CGROUP", "TARGET", "WINLAT", "ACCLAT", "SAMP", "VERDICT",
-	       "IOPS", "MB/s", "DEPTH", "COOKIE", "STATE", "CHG/s", "PAID/s", "WAIT/s",
-	       "WAITus", "MISSED");
+	       "ACTION", "IOPS", "MB/s", "DEPTH", "MINDEP", "LIMITED", "COOKIE", "STATE",
+	       "CHG/s", "PAID/s", "WAIT/s", "WAITus", "MISSED");
 	for (i = 0; i < n; i++) {
 		const struct top_row *r = &m->v[i];
 
@@ -235,12 +259,26 @@ void top_print_text(FILE *f, const struct top_report *rep)
 			  r->in.known && r->in.throttled ? r->in.wait_mean_us : NAN);
 		if (!r->in.known || !r->in.throttled)
 			snprintf(wait_us, sizeof(wait_us), "-");
-		fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %7s %7s %5s %8s %-10s %6s %6s %6s %6s %7s\n",
+		/* The interval's lowest depth and share limited: flapping shows. */
+		if (!r->in.known || !r->in.depth_min_known)
+			snprintf(depth_min, sizeof(depth_min), "-");
+		else if (r->in.depth_min == IOLAT_DEPTH_MAX)
+			snprintf(depth_min, sizeof(depth_min), "max");
+		else
+			snprintf(depth_min, sizeof(depth_min), "%u", r->in.depth_min);
+		if (r->in.known && !isnan(r->in.limited_share))
+			snprintf(limited, sizeof(limited), "%.0f%%", r->in.limited_share * 100);
+		else
+			snprintf(limited, sizeof(limited), "-");
+		fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %-9s %7s %7s %5s %6s %7s %8s %-10s "
+			"%6s %6s %6s %6s %7s\n",
 		       iolat_dev_name(r->dev), path_tail(text_name(name, r->path), 28), target, lat,
 		       acc, samp, r->g.has_window && !top_window_idle(r, now_ns) ?
 		       top_row_verdict(r) : "-",
+		       r->in.known && r->in.action >= 0 ? iolat_action_name(r->in.action) : "-",
 		       text_rate(iops, sizeof(iops), "%.0f", r->iops),
 		       text_rate(mbps, sizeof(mbps), "%.1f", r->rmbps + r->wmbps), depth,
+		       depth_min, limited,
 		       cookie, r->state, text_rate(chg, sizeof(chg), "%.1f", r->charged),
 		       text_rate(paid, sizeof(paid), "%.1f", r->paid),
 		       text_rate(waits, sizeof(waits), "%.0f", r->waits), wait_us, miss);
@@ -261,6 +299,10 @@ void top_print_text(FILE *f, const struct top_report *rep)
 				fprintf(f, " (%llu / %llu in the interval)",
 					(unsigned long long)r->in.scale_downs,
 					(unsigned long long)r->in.scale_ups);
+			if (r->p.has_scale)
+				fprintf(f, ", last %s by %s",
+					iolat_scale_kind_name(r->p.last_scale),
+					iolat_scale_by_name(r->p.last_by));
 			fputc('\n', f);
 		}
 	}
@@ -319,6 +361,9 @@ PROM_GETTER(get_throttled, r->has_group, r->g.throttled)
 PROM_GETTER(get_throttled_wait, r->has_group, r->g.throttled_wait_ns / 1e9)
 PROM_GETTER(get_charged, r->has_group, r->g.charged_ns / 1e9)
 PROM_GETTER(get_paid, r->has_group, r->g.paid_ns / 1e9)
+PROM_GETTER(get_limited, r->limited_known, r->limited_ns / 1e9)
+PROM_GETTER(get_depth_min, r->in.known && r->in.depth_min_known,
+	    r->in.depth_min == IOLAT_DEPTH_MAX ? INFINITY : r->in.depth_min)
 PROM_GETTER(get_children_cookie, r->has_parent, r->p.cookie)
 PROM_GETTER(get_scale_downs, r->has_parent, r->p.scale_downs)
 PROM_GETTER(get_scale_ups, r->has_parent, r->p.scale_ups)
@@ -342,6 +387,12 @@ static const struct prom_metric prom_metrics[] = {
 	  PROM_GROUP, get_met },
 	{ "iolat_depth", "gauge", "Queue depth io.latency allows the group (+Inf: unlimited)",
 	  PROM_GROUP, get_depth },
+	{ "iolat_depth_min", "gauge",
+	  "Lowest depth during iolat-top's last interval (+Inf: never limited)",
+	  PROM_GROUP, get_depth_min },
+	{ "iolat_depth_limited_seconds_total", "counter",
+	  "Time the group spent limited, depth below max (its rate: the share of time limited)",
+	  PROM_GROUP, get_limited },
 	{ "iolat_scale_cookie", "gauge", "The parent's scale cookie the group last saw",
 	  PROM_GROUP, get_cookie },
 	{ "iolat_use_delay", "gauge", "Induced delay level (0: off)", PROM_GROUP, get_use_delay },

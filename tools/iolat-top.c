@@ -58,8 +58,11 @@ static const char doc[] =
 "  VERDICT  what the controller acted on: met (window and accumulated\n"
 "           statistic met the target), missed, or offline (the group lost\n"
 "           its target meanwhile)\n"
+"  ACTION   what followed the last window that ended in the interval\n"
 "  IOPS MB/s from io.stat over the interval\n"
 "  DEPTH    the queue depth io.latency allows the group (max: unlimited)\n"
+"  MINDEP   the lowest depth during the interval, from every depth change\n"
+"  LIMITED  the share of the interval spent with depth below max\n"
 "  COOKIE   the parent's scale cookie the group last saw (1000000: relaxed)\n"
 "  STATE    ok, throttling (its misses scale its siblings down), throttled\n"
 "           (depth limited), delayed (induced delay on), unknown (no event\n"
@@ -91,7 +94,8 @@ static const char doc[] =
 "PROMETHEUS: with -P FILE, every interval replaces FILE (written beside it,\n"
 "then renamed, so a reader never sees half of it) with iolat_* metrics per\n"
 "device and cgroup: target, window latency or miss ratio, the same of the\n"
-"accumulated statistic, the verdict (1 met), depth (+Inf: unlimited),\n"
+"accumulated statistic, the verdict (1 met), depth (+Inf: unlimited) and\n"
+"the interval's lowest, time spent limited,\n"
 "scale cookie, use_delay, and counters since " TOOL " started:\n"
 "windows, missed windows, scale-ups and downs (on the parent), throttled\n"
 "bios and their wait, induced delay charged and paid in seconds, lost\n"
@@ -187,36 +191,112 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 static struct top_model model;
 static struct iolat_cgroups cgroups;
-static __u64 cgroups_gen;	/* cgroup_gen when the tree was last walked */
-/* io.latency targets as read at that walk; the map has any set since. */
+/* io.latency targets as read at the walk and of cgroups added since. */
 static struct iolat_targets targets;
+static __u64 changes_lost;	/* the BPF side's, at the last walk */
 static double last_mono;
 
-/*
- * Walk the cgroup tree and read every io.latency, but only when a cgroup
- * came, went or was renamed since the last walk: the BPF side counts
- * those, and the iolatency_target event keeps targets current in between.
- */
-static int rescan(struct iolat_top_bpf *obj)
-{
-	__u64 gen = obj->bss->cgroup_gen;
-	int err;
+struct change {
+	__u64 id;
+	struct iolat_cgroup_change c;
+};
 
-	if (cgroups.n && gen == cgroups_gen)
-		return 0;
-	err = iolat_cgroups_scan(&cgroups);
-	if (err) {
-		fprintf(stderr, TOOL ": cannot read the cgroup tree at %s: %s\n",
-			iolat_cgroup_root(), strerror(-err));
-		return err;
-	}
-	cgroups_gen = gen;
-	return iolat_targets_read(&cgroups, &targets);
+/* Parents before children: a cgroup's path is longer than its parent's. */
+static int cmp_change(const void *a, const void *b)
+{
+	const struct change *x = a, *y = b;
+
+	return (int)strlen(x->c.path) - (int)strlen(y->c.path);
 }
 
 /*
- * Rows the BPF maps know.  Entries of cgroups that are gone are deleted
- * here: their rows vanish and their slots are free for new groups.
+ * The cgroups created and removed since the last look, taken out of the
+ * BPF map; *@n of them in *@out (the caller frees it).
+ */
+static int drain_changes(int fd, struct change **out, size_t *n)
+{
+	__u64 key, next, *cur = NULL;
+	struct change *v = NULL;
+	size_t cap = 0, i, got = 0;
+
+	*n = 0;
+	while (!bpf_map_get_next_key(fd, cur, &next)) {
+		if (*n == cap) {
+			struct change *nv;
+
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[(*n)++].id = next;
+		key = next;
+		cur = &key;
+	}
+	/* One call each, so that an event between a read and a delete stays. */
+	for (i = 0; i < *n; i++)
+		if (!bpf_map_lookup_and_delete_elem(fd, &v[i].id, &v[i].c))
+			v[got++] = v[i];
+	*n = got;
+	qsort(v, got, sizeof(*v), cmp_change);
+	*out = v;
+	return 0;
+}
+
+/*
+ * Keep the cgroup tree current without walking it: apply the cgroups the
+ * BPF side saw created and removed (cgroup2 only), and read the targets
+ * of the new ones (iolatency_target keeps targets current after that).
+ * The whole tree is walked at the start, when the BPF map of changes
+ * overflowed, when a created cgroup never showed up where its event said
+ * it would, and when many removed ones wait to be tidied away.
+ */
+static int rescan(struct iolat_top_bpf *obj)
+{
+	__u64 lost = obj->bss->changes_lost;
+	struct change *ch = NULL;
+	size_t n = 0, i, first = cgroups.n;	/* pending ones added: new too */
+	int err;
+
+	err = iolat_cgroups_tick(&cgroups);
+	if (err >= 0)
+		err = drain_changes(bpf_map__fd(obj->maps.cgroup_changes), &ch, &n);
+	if (err < 0)
+		goto out;
+	err = 0;
+	if (!cgroups.n || cgroups.stale || lost != changes_lost ||
+	    iolat_cgroups_gone(&cgroups) > cgroups.n / 4 + 64) {
+		err = iolat_cgroups_scan(&cgroups);
+		if (err) {
+			fprintf(stderr, TOOL ": cannot read the cgroup tree at %s: %s\n",
+				iolat_cgroup_root(), strerror(-err));
+			goto out;
+		}
+		changes_lost = lost;
+		err = iolat_targets_read(&cgroups, &targets);
+		first = cgroups.n;
+	}
+	/* After a walk too: a removal the walk raced with still counts. */
+	for (i = 0; !err && i < n; i++) {
+		int ret = ch[i].c.removed ? iolat_cgroups_rmdir(&cgroups, ch[i].id) :
+			iolat_cgroups_mkdir(&cgroups, ch[i].id, ch[i].c.path);
+
+		err = ret < 0 ? ret : 0;
+	}
+	for (i = first; !err && i < cgroups.n; i++)
+		err = iolat_targets_read_one(&cgroups, i, &targets);
+out:
+	free(ch);
+	return err < 0 ? err : 0;
+}
+
+/*
+ * Rows the BPF maps know.  Entries of cgroups and devices that are gone
+ * are deleted here: their rows vanish and their slots are free for new
+ * groups.
  */
 static int add_map_rows(int fd, bool parent)
 {
@@ -245,7 +325,13 @@ static int add_map_rows(int fd, bool parent)
 		ret = top_model_add_entry(&model, &key, &val, parent, there != 0);
 		if (ret < 0)
 			return ret;
-		if (ret == TOP_ENTRY_STALE && nstale < 64)
+		/*
+		 * A cgroup the tree does not know may be one whose directory
+		 * was not visible yet: its entries go only when an rmdir said
+		 * so, or after a few intervals.
+		 */
+		if (ret == TOP_ENTRY_STALE && nstale < 64 &&
+		    (!there || !iolat_cgroups_keep(&cgroups, key.cgroup_id)))
 			stale[nstale++] = key;
 	}
 	for (i = 0; i < nstale; i++)
@@ -264,6 +350,9 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 
 	iolat_dev_cache_reset();
 	err = rescan(obj);
+	/* Depth events from now on are the next interval's. */
+	model.epoch = obj->bss->depth_epoch;
+	obj->bss->depth_epoch = model.epoch + 1;
 	top_model_begin(&model, &cgroups);
 	if (!err)
 		err = top_model_add_targets(&model, &targets);
@@ -271,6 +360,7 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 		err = add_map_rows(bpf_map__fd(obj->maps.groups), false);
 	if (!err)
 		err = add_map_rows(bpf_map__fd(obj->maps.parents), true);
+	model.now_ns = (__u64)(iolat_mono() * 1e9);	/* the maps as read */
 	if (!err)
 		err = top_model_add_io(&model);
 	if (!err)
@@ -339,6 +429,8 @@ int main(int argc, char **argv)
 		return IOLAT_EXIT_ERROR;
 	}
 	obj->rodata->targ_dev = env.dev;
+	model.start_ns = (__u64)(iolat_mono() * 1e9);
+	obj->rodata->start_ns = model.start_ns;
 	err = iolat_load_attach(TOOL, obj->skeleton);
 	if (err)
 		goto cleanup;

@@ -19,10 +19,12 @@ row() {
 		"$1" "$2" "$3" "$4" "$5" "$win" "$extra" $((300 + RANDOM % 50)) "$7" \
 		"$( [ "$8" -gt 0 ] && echo delayed || echo ok)" "$8" "$9" "${10}" "${11:+,\"children\":${11}}"
 }
-# synth FILE MIXED: 40 one-second reports; loose's depth halves to 1, then
-# induced delay, then tight stops and loose recovers to max.
+# synth FILE MIXED|nonrot|targets: 40 one-second reports; loose's depth
+# halves to 1, then induced delay, then tight stops and loose recovers to
+# max.  targets: tight's target is set at 5 s, changed at 15 s, removed at
+# 30 s.
 synth() {
-	local i depth use chg paid win rwin
+	local i depth use chg paid win rwin tgt
 	: >"$1"
 	for i in $(seq 0 39); do
 		case $i in
@@ -39,7 +41,11 @@ synth() {
 		printf ,
 		row iolat0 false /iolat-p/loose 4243 null null "$depth" "$use" "$chg" "$paid"
 		printf ,
-		row iolat0 false /iolat-p/tight 4244 1000 "$win" null 0 0.000 0.000
+		tgt=1000
+		if [ "$2" = targets ]; then
+			case $i in [0-4]|3[0-9]) tgt=null ;; 1[5-9]|2[0-9]) tgt=2000 ;; esac
+		fi
+		row iolat0 false /iolat-p/tight 4244 "$tgt" "$win" null 0 0.000 0.000
 		if [ "$2" = mixed ]; then
 			rwin="{\"met\":$( [ $((i % 3)) = 0 ] && echo true || echo false),\"samples\":30,\"win_ms\":400,\"idle\":false,\"action\":\"hold\",\"stat\":\"mean\",\"mean_us\":$((18000 + (i % 5) * 3000))}"
 			printf ,
@@ -50,7 +56,8 @@ synth() {
 }
 synth "$t/nonrot.json" nonrot
 synth "$t/mixed.json" mixed
-jq -e . "$t/nonrot.json" "$t/mixed.json" >/dev/null || fail "the synthetic recordings are not JSON"
+synth "$t/targets.json" targets
+jq -e . "$t/nonrot.json" "$t/mixed.json" "$t/targets.json" >/dev/null || fail "the synthetic recordings are not JSON"
 
 "$P" --help | grep -q '^usage: iolat-plot' || fail "--help prints no usage"
 expect 2 'no recording given' "$P"
@@ -80,5 +87,32 @@ png_ok "$t/mixed.png"
 png_ok "$t/stdin.png"
 "$P" -c loose -o "$t/loose.png" "$t/nonrot.json" || fail "iolat-plot -c failed"
 png_ok "$t/loose.png"
+
+# The gnuplot script (-g): target marks where target_us changed, an IOPS
+# panel, and the legend above the panels, not beside them.
+"$P" -g "$t/targets.gp" -o "$t/targets.png" "$t/targets.json" >/dev/null ||
+	fail "iolat-plot failed on the target changes"
+png_ok "$t/targets.png"
+gp=$t/targets.gp
+marks=$(grep -c '^set arrow .* nohead' "$gp")
+[ "$marks" = 3 ] || fail "want 3 target marks (set at 5 s, changed at 15 s, removed at 30 s), got $marks"
+# (Report i is at i s, give or take its random milliseconds.)
+for want in '/iolat-p/tight target 1000us" at first (4|5)[.]' \
+	    '/iolat-p/tight target 2000us" at first (14|15)[.]' \
+	    '/iolat-p/tight target removed" at first (29|30)[.]'; do
+	grep -Eq "^set label 10[1-3] \".*$want" "$gp" || fail "no mark labelled /$want/ in the script"
+done
+note "target marks: $(grep '^set label 10' "$gp" | cut -d'"' -f2 | paste -sd, -)"
+grep -q "^set title 'IOPS" "$gp" && grep -q 'using 1:8 with lines' "$gp" ||
+	fail "no IOPS panel in the script"
+grep -q '^set multiplot layout 4,1' "$gp" || fail "not four panels"
+right=$(sed -nE 's/^set multiplot .* margins [0-9.]+,([0-9.]+),.*/\1/p' "$gp")
+awk -v r="$right" 'BEGIN { exit !(r >= 0.9) }' ||
+	fail "the panels end at $right of the width: the legend takes the rest"
+grep -q '^set key at screen 0.5, screen .* horizontal' "$gp" || fail "the legend is not one row above the panels"
+[ "$(grep -c 'title "/iolat-p/tight"' "$gp")" = 1 ] || fail "tight named more than once in the legends"
+"$P" -g "$t/nonrot.gp" -o "$t/nonrot2.png" "$t/nonrot.json" >/dev/null || fail "iolat-plot -g failed"
+[ "$(grep -c '^set arrow' "$t/nonrot.gp")" = 0 ] || fail "target marks where no target changed"
+note "IOPS panel, 4 panels, panels to $right of the width, legend above"
 [ -n "${IOLAT_PLOT_KEEP:-}" ] && cp "$t"/*.png "$t"/*.json "$IOLAT_PLOT_KEEP"/
 note "PNGs: $(ls "$t"/*.png | wc -l)"

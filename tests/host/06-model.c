@@ -553,7 +553,7 @@ static void test_interval_view(void)
 		     "\"throttled_bios\":20,\"throttled_wait_mean_us\":100.0,") != NULL,
 	      "interval: 5 windows, 2 missed, 20 bios throttled for 100 us: %s", line);
 	line = json_row(render(top_print_json, &rep), "/iv");
-	check(strstr(line, "\"scale_downs\":3,\"scale_ups\":1}") != NULL,
+	check(strstr(line, "\"scale_downs\":3,\"scale_ups\":1,") != NULL,
 	      "interval: the parent scaled its children down 3 times, up once: %s", line);
 	line = text_row(render(top_print_text, &rep), "/iv/loose");
 	check(strstr(line, " 2/5") && strstr(line, " 100 "),
@@ -567,6 +567,215 @@ static void test_interval_view(void)
 	      "interval: prometheus: the wait as a counter, in seconds: %s", line);
 	fixture_free(&fx);
 	regfree(&re);
+}
+
+/*
+ * The interval's lowest depth and share of time limited, from the BPF
+ * side's depth slots and limited-time counter: a group that went max -> 2
+ * -> max -> 4 within an interval shows 2 and its share, though a refresh
+ * sees depth 4 at its instant.  The last window's action and verdict, and
+ * a parent's last scale with its reason.
+ */
+static void test_interval_depth(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k, pk;
+	struct iolat_group g = { .has_window = 1, .ssd = 1, .has_depth = 1,
+				 .depth = IOLAT_DEPTH_MAX };
+	struct iolat_parent p = { .cookie = 1000000 };
+	struct top_report rep;
+	const char *out, *line;
+	regex_t re;
+
+	regcomp(&re, "^/dm", REG_EXTENDED | REG_NOSUB);
+	mkcg("/dm");
+	mkcg("/dm/flap");
+	mkcg("/dm/debug");
+	put("/dm/io.stat", "%s", iostat_line(DEV1, 4096, 1, NULL));
+	put("/dm/debug/io.stat", "%s", iostat_line(DEV1, 4096, 1, "depth=3 use_delay=0"));
+	scan(&fx);
+	fx.m.re = &re;
+	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/dm/flap"), .dev = DEV1 };
+	pk = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/dm"), .dev = DEV1 };
+	fx.m.start_ns = 9000000000ULL;
+	fx.m.epoch = 0;
+	fx.m.now_ns = 10000000000ULL;
+	interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
+	/* Epoch 1: max -> 2 at 10.2 s, -> max at 10.6 s, -> 4 at 10.8 s. */
+	g.depth_slot[1] = (struct iolat_depth_slot){ .epoch = 1, .start = IOLAT_DEPTH_MAX,
+						     .min = 2 };
+	g.limited_ns = 400000000ULL;
+	g.limited_since_ns = 10800000000ULL;
+	g.depth = 4;
+	g.windows = 5;
+	g.windows_missed = 3;
+	g.last_action = IOLAT_ACT_DOWN;
+	p.scale_downs = 2;
+	p.cookie = 999990;
+	p.last_scale = IOLAT_SCALE_DOWN;
+	p.last_by = IOLAT_BY_WINDOW;
+	p.has_scale = 1;
+	fx.m.epoch = 1;
+	fx.m.now_ns = 11000000000ULL;
+	interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
+	out = render(top_print_json, &rep);
+	line = json_row(out, "/dm/flap");
+	check(strstr(line, "\"depth\":4,") &&
+	      strstr(line, "\"depth_min\":2,\"limited_pct\":60.0,\"action\":\"down\","
+		     "\"verdict\":\"missed\"}"),
+	      "interval depth: at 4 now, down to 2, limited 60%%, last action down (missed): %s",
+	      line);
+	line = json_row(out, "/dm/debug");
+	check(strstr(line, "\"depth_min\":3,\"limited_pct\":100.0,\"action\":null") != NULL,
+	      "interval depth: io.stat's depth 3, no event: 3, limited throughout: %s", line);
+	line = json_row(out, "/dm");
+	check(strstr(line, "\"last_scale\":\"down\",\"last_scale_by\":\"window\"") != NULL,
+	      "interval depth: the parent's last scale and its reason: %s", line);
+	line = text_row(render(top_print_text, &rep), "/dm/flap");
+	check(strstr(line, " missed  down ") && strstr(line, "     4      2     60% "),
+	      "interval depth: text: action down, depth 4, lowest 2, 60%% limited: %s", line);
+	line = excerpt(render(top_print_text, &rep), "`- children's", "\n");
+	check(strstr(line, ", last down by window") != NULL,
+	      "interval depth: text: the parent's last scale: %s", line);
+	out = render(top_print_prom, &rep);
+	line = excerpt(out, "iolat_depth_min{device=\"4000:1\",cgroup=\"/dm/flap\"}", "\n");
+	check(strstr(line, "} 2") != NULL, "interval depth: prometheus: the lowest a gauge: %s", line);
+	line = excerpt(out, "iolat_depth_limited_seconds_total{device=\"4000:1\",cgroup=\"/dm/flap\"}",
+		       "\n");
+	check(strstr(line, "} ") && fabs(strtod(strstr(line, "} ") + 2, NULL) - 0.6) < 1e-9,
+	      "interval depth: prometheus: time limited a counter, in seconds: %s", line);
+	/*
+	 * Epoch 2: no change; one right after the refresh bumped the epoch
+	 * (4 -> 1, in epoch 3) must not count: the interval stayed at 4.
+	 */
+	g.depth_slot[1] = (struct iolat_depth_slot){ .epoch = 3, .start = 4, .min = 1 };
+	g.depth = 1;
+	fx.m.epoch = 2;
+	fx.m.now_ns = 12000000000ULL;
+	interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
+	line = json_row(render(top_print_json, &rep), "/dm/flap");
+	check(strstr(line, "\"depth_min\":4,\"limited_pct\":100.0,\"action\":null,"
+		     "\"verdict\":null}") != NULL,
+	      "interval depth: a change after the refresh began is the next interval's: %s", line);
+	fixture_free(&fx);
+	regfree(&re);
+}
+
+static __u64 inode_of(const char *path)
+{
+	char fn[8192];
+	struct stat st;
+
+	snprintf(fn, sizeof(fn), "%s%s", root, path);
+	if (stat(fn, &st)) {
+		perror(fn);
+		exit(2);
+	}
+	return st.st_ino;
+}
+
+static void mv(const char *from, const char *to)
+{
+	char a[8192], b[8192];
+
+	snprintf(a, sizeof(a), "%s%s", root, from);
+	snprintf(b, sizeof(b), "%s%s", root, to);
+	if (rename(a, b)) {
+		perror(a);
+		exit(2);
+	}
+}
+
+/*
+ * The tree follows cgroup_mkdir and cgroup_rmdir by id, without a walk.
+ * cgroup_mkdir fires before the directory can be seen: the walk missed
+ * such a cgroup, nothing walked again (the tree's generation had moved
+ * already), and its map entries were deleted every interval.  Here the
+ * directory is hidden (renamed away) when its mkdir is applied.
+ */
+static void test_cgroup_changes(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k;
+	struct iolat_group g = { .depth = IOLAT_DEPTH_MAX };
+	__u64 id, pid, cid, other;
+	const char *path;
+	int ret, i;
+	bool kept;
+
+	mkcg("/cc");
+	scan(&fx);
+	mkcg("/cc/new");
+	put("/cc/new/io.latency", "%u:%u target=2000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	id = inode_of("/cc/new");
+	mv("/cc/new", "/cc/.not-yet");
+	iolat_cgroups_tick(&fx.cgs);
+	ret = iolat_cgroups_mkdir(&fx.cgs, id, "/cc/new");
+	check(ret == 0, "cgroups: mkdir before its directory is visible: pending (%d)", ret);
+	/* Its map entry is no row, and stays. */
+	top_model_begin(&fx.m, &fx.cgs);
+	k = (struct iolat_key){ .cgroup_id = id, .dev = DEV1 };
+	ret = top_model_add_entry(&fx.m, &k, &g, false, true);
+	kept = iolat_cgroups_keep(&fx.cgs, id);
+	check(ret == TOP_ENTRY_STALE && kept,
+	      "cgroups: its map entries are kept while it is pending (%d, %s)", ret,
+	      kept ? "kept" : "deleted");
+	/* Visible at the next interval: added without a walk. */
+	mv("/cc/.not-yet", "/cc/new");
+	mkcg("/cc/no-event");	/* a walk would find it */
+	ret = iolat_cgroups_tick(&fx.cgs);
+	path = iolat_cgroups_path(&fx.cgs, id);
+	check(ret == 1 && path && !strcmp(path, "/cc/new"),
+	      "cgroups: the pending cgroup added at the next tick (%d, %s)", ret, path ?: "unknown");
+	check(!iolat_cgroups_path(&fx.cgs, inode_of("/cc/no-event")),
+	      "cgroups: no tree walk: a cgroup with no event is not found");
+	fx.targets.n = 0;
+	iolat_targets_read_one(&fx.cgs, iolat_cgroups_find(&fx.cgs, id), &fx.targets);
+	check(fx.targets.n == 1 && fx.targets.v[0].us == 2000,
+	      "cgroups: the new cgroup's target read (%zu)", fx.targets.n);
+	/* A child's event before its parent's, both in one batch. */
+	mkcg("/cc/p");
+	mkcg("/cc/p/c");
+	pid = inode_of("/cc/p");
+	cid = inode_of("/cc/p/c");
+	iolat_cgroups_mkdir(&fx.cgs, cid, "/cc/p/c");
+	iolat_cgroups_mkdir(&fx.cgs, pid, "/cc/p");
+	iolat_cgroups_tick(&fx.cgs);
+	path = iolat_cgroups_path(&fx.cgs, cid);
+	check(path && !strcmp(path, "/cc/p/c") &&
+	      fx.cgs.v[iolat_cgroups_find(&fx.cgs, cid)].parent == iolat_cgroups_find(&fx.cgs, pid),
+	      "cgroups: a child whose event came first, under its parent (%s)", path ?: "unknown");
+	/* rmdir: gone now, its entries too; no row from its target. */
+	iolat_cgroups_tick(&fx.cgs);
+	iolat_cgroups_rmdir(&fx.cgs, id);
+	kept = iolat_cgroups_keep(&fx.cgs, id);
+	check(!iolat_cgroups_path(&fx.cgs, id) && !kept && iolat_cgroups_gone(&fx.cgs) == 1,
+	      "cgroups: rmdir: unknown, its entries deleted (%s)", kept ? "kept" : "deleted");
+	top_model_begin(&fx.m, &fx.cgs);
+	top_model_add_targets(&fx.m, &fx.targets);
+	check(fx.m.n == 0, "cgroups: a removed cgroup's target makes no row (%zu rows)", fx.m.n);
+	/* An id nobody announced: kept for a few intervals, then deleted. */
+	other = 0x7fffffffffULL;
+	for (i = 0; i < IOLAT_CGROUP_UNKNOWN_TICKS + 1; i++) {
+		kept = iolat_cgroups_keep(&fx.cgs, other);
+		if (i < IOLAT_CGROUP_UNKNOWN_TICKS && !kept)
+			break;
+		iolat_cgroups_tick(&fx.cgs);
+	}
+	check(i == IOLAT_CGROUP_UNKNOWN_TICKS + 1 && !kept,
+	      "cgroups: an unknown id kept %d intervals, then deleted (%d, %s)",
+	      IOLAT_CGROUP_UNKNOWN_TICKS, i, kept ? "kept" : "deleted");
+	/* A mkdir whose directory never shows: the tree is stale, walk it. */
+	iolat_cgroups_mkdir(&fx.cgs, 0x7ffffffff0ULL, "/cc/never");
+	for (i = 0; i < IOLAT_CGROUP_PENDING_TICKS && !fx.cgs.stale; i++)
+		iolat_cgroups_tick(&fx.cgs);
+	check(fx.cgs.stale, "cgroups: a cgroup that never showed up asks for a walk");
+	scan(&fx);
+	check(!fx.cgs.stale && iolat_cgroups_path(&fx.cgs, inode_of("/cc/no-event")) &&
+	      iolat_cgroups_path(&fx.cgs, cid),
+	      "cgroups: the walk finds every cgroup");
+	fixture_free(&fx);
 }
 
 /* -r cuts the rows shown, and the report says how many there were. */
@@ -993,6 +1202,8 @@ int main(int argc, char **argv)
 	test_truncation();
 	test_schema_rows();
 	test_interval_view();
+	test_interval_depth();
+	test_cgroup_changes();
 	test_preflight();
 	test_dev_partition();
 	test_ticks();
