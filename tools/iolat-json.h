@@ -5,7 +5,9 @@
  * turns a line into iolat-why's plain inputs (iolat-why-rules.h), so that a
  * key renamed in either tool is one line to change here, and the analysis
  * never sees JSON.  Unknown keys are ignored; a "schema" or "version" key,
- * if a line has one, is read and left alone.
+ * if a line has one, is read and left alone.  The tools' "lost_events"
+ * (iolat-snoop's "lost" records, iolat-top's per report) go to
+ * why_model_lost().
  */
 #ifndef __IOLAT_JSON_H
 #define __IOLAT_JSON_H

@@ -122,6 +122,7 @@ struct why_model {
 	size_t hcap;
 	double first, last;
 	size_t events, rows;
+	__u64 lost[WHY_SRC_NR];
 };
 
 static __u64 hash_key(const char *dev, const char *path)
@@ -340,6 +341,13 @@ void why_model_free(struct why_model *m)
 	free(m->v);
 	free(m->hash);
 	free(m);
+}
+
+void why_model_lost(struct why_model *m, enum why_source src, __u64 total)
+{
+	/* A total since the tool started: the largest is the last. */
+	if (total > m->lost[src])
+		m->lost[src] = total;
 }
 
 static void note_target(struct why_cg *c, __u64 us, double t)
@@ -1591,6 +1599,7 @@ int why_analyse(struct why_model *m, struct why_findings *out)
 	out->last = m->last;
 	out->events = m->events;
 	out->rows = m->rows;
+	memcpy(out->lost, m->lost, sizeof(out->lost));
 	for (i = 0; i < n; i++) {
 		struct why_cg *c = m->v[i];
 

@@ -102,6 +102,12 @@ void why_model_free(struct why_model *m);
 /* Feed it, in time order per source; 0 or -ENOMEM. */
 int why_model_event(struct why_model *m, const struct why_event *e);
 int why_model_row(struct why_model *m, const struct why_row *r);
+/*
+ * Events a tool's BPF side could not record, since it started (its
+ * "lost_events"): the findings rest on every decision being there.
+ */
+enum why_source { WHY_SRC_SNOOP, WHY_SRC_TOP, WHY_SRC_NR };
+void why_model_lost(struct why_model *m, enum why_source src, __u64 total);
 
 enum why_rule {
 	WHY_UNREACHABLE, WHY_TEN_PERCENT, WHY_NO_CHARGE, WHY_FLAPPING,
@@ -127,6 +133,7 @@ struct why_findings {
 	size_t n, cap;
 	double first, last;	/* the time the recordings span */
 	size_t events, rows;	/* what was read */
+	__u64 lost[WHY_SRC_NR];	/* what the tools lost */
 };
 
 /* Run every rule over what was fed: findings in @out, 0 or -ENOMEM. */

@@ -8,8 +8,8 @@
 #    as numbers with action_name), kept as recorded so that reading old
 #    recordings stays tested.
 # Each misbehaving case must give exactly its findings, the healthy
-# protected run none at all; then bad input, bad usage and a full stdout,
-# with their exit statuses.
+# protected run none at all; then lost events, bad input, bad usage and a
+# full stdout, with their exit statuses.
 . "$(dirname "$0")/lib.sh"
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
 tmp=$(mktemp -d) || fail "mktemp"
@@ -143,6 +143,21 @@ expect_text recovery "culprit forgotten 5.0s later; 16 cookie steps"
 expect_text tail "share of bios over target per window: [0-9.]+% \([0-9]+/40\)"
 expect_text nothing "IO elsewhere in the tree: /iolat-b"
 expect_text ghost "cgroup id 1801"
+
+# Lost events, from iolat-snoop's "lost" records and iolat-top's
+# lost_events (why-healthy has 3 and 5): said, in the text and in -j,
+# with no finding made of them; a recording without them says 0.
+"$W" --snoop "$D/why-healthy.snoop.json" --top "$D/why-healthy.top.json" >"$tmp/out" 2>&1
+grep -q "lost events (iolat-snoop 3, iolat-top 5)" "$tmp/out" ||
+	fail "why-healthy's lost events not said: $(cat "$tmp/out")"
+rules --snoop "$D/why-healthy.snoop.json" --top "$D/why-healthy.top.json"
+grep -q '"snoop_lost_events":3,"top_lost_events":5,' "$tmp/json" && [ -z "$got" ] && [ "$rc" = 0 ] ||
+	fail "why-healthy -j: lost events or findings: $(head -c 200 "$tmp/json"), status $rc"
+rules --snoop "$D/why-swap.snoop.json"
+grep -q '"snoop_lost_events":0,"top_lost_events":0,' "$tmp/json" ||
+	fail "why-swap -j: lost events: $(head -c 200 "$tmp/json")"
+"$W" --snoop "$D/why-swap.snoop.json" | grep -q lost && fail "why-swap speaks of lost events"
+note "lost events said (iolat-snoop 3, iolat-top 5), in text and -j; none when none"
 
 # Keys the tools may add or rename around the ones read, and a schema
 # field: ignored.  A recording cut short mid-line: the rest is used.
