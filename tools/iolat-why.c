@@ -5,7 +5,8 @@
  * rates) print, from recordings or from the two tools run for a while as
  * its children, and prints findings: the device and cgroups, the numbers
  * that show it, and what to do.  Recordings and live runs take one path:
- * lines in, iolat-json.c decodes them, iolat-why-rules.c concludes.
+ * lines in, iolat-json.c decodes them, iolat-why-model.c puts them on each
+ * group's timeline, iolat-why-rules.c concludes.
  */
 #define _GNU_SOURCE
 #include <argp.h>

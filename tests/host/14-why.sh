@@ -18,7 +18,7 @@ T=$REPO/tools
 D=$REPO/tests/host/data
 W=$tmp/iolat-why
 "${CC:-cc}" -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
-	-I"$T" -I"$REPO/bpf" -o "$W" "$T/iolat-why.c" "$T/iolat-why-rules.c" \
+	-I"$T" -I"$REPO/bpf" -o "$W" "$T/iolat-why.c" "$T/iolat-why-model.c" "$T/iolat-why-rules.c" \
 	"$T/iolat-json.c" "$T/iolat-common.c" -lbpf -lm 2>&1 ||
 	fail "iolat-why does not build"
 
