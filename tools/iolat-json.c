@@ -391,6 +391,11 @@ static int feed_snoop(struct why_model *m, const struct ij_value *o,
 	const char *type = str_of(o, "event");
 	int t = name_index(type, ev_names, WHY_EV_NR);
 
+	if (type && !strcmp(type, "lost")) {
+		/* Not a decision: how many the BPF side could not record. */
+		why_model_lost(m, WHY_SRC_SNOOP, u64_of(o, "lost_events"));
+		return 0;
+	}
 	if (t < 0)
 		return 0;	/* an event kind from a newer tool: skipped */
 	memset(&e, 0, sizeof(e));
@@ -478,6 +483,7 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 	double time = num_or(o, "time", 0), secs = num_or(o, "interval_s", 0);
 	size_t i;
 
+	why_model_lost(m, WHY_SRC_TOP, u64_of(o, "lost_events"));
 	for (i = 0; i < rows->n; i++) {
 		const struct ij_value *c = &rows->items[i], *w, *v, *ch, *sk;
 

@@ -2,17 +2,19 @@
 /*
  * Reading the iolat tools' JSON lines: a small JSON parser, and the one
  * place that knows the keys iolat-snoop -j and iolat-top -j print.  It
- * turns a line into iolat-why's plain inputs (iolat-why-rules.h), so that a
+ * turns a line into iolat-why's plain inputs (iolat-why-model.h), so that a
  * key renamed in either tool is one line to change here, and the analysis
  * never sees JSON.  Unknown keys are ignored; a "schema" or "version" key,
- * if a line has one, is read and left alone.
+ * if a line has one, is read and left alone.  The tools' "lost_events"
+ * (iolat-snoop's "lost" records, iolat-top's per report) go to
+ * why_model_lost().
  */
 #ifndef __IOLAT_JSON_H
 #define __IOLAT_JSON_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "iolat-why-rules.h"
+#include "iolat-why-model.h"
 
 enum ij_type { IJ_NULL, IJ_BOOL, IJ_NUM, IJ_STR, IJ_ARR, IJ_OBJ };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* iolat-why's model and rules.  See iolat-why-rules.h. */
+/* iolat-why's rules and their findings.  See iolat-why-rules.h. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -7,10 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "iolat-why-rules.h"
-
-const char *const why_action_names[WHY_ACT_NR] = {
-	"ok", "hold", "few", "up", "not_owner", "down", "tighter", "offline",
-};
 
 const char *const why_rule_names[WHY_RULE_NR] = {
 	"unreachable_target", "ten_percent_rule", "no_charge_without_target",
@@ -37,526 +33,7 @@ const char *const why_rule_names[WHY_RULE_NR] = {
 #define TIGHTER_MIN		5
 #define TIGHTER_MIN_TOP		3	/* iolat-top's samples: one window a second */
 #define GHOST_GRACE_S		6.0	/* the timer forgets a culprit after 5 s */
-#define TARGET_TINY_US		20	/* below any device's completion time */
-#define TARGET_HUGE_US		1000000	/* a second: the longest window */
-
-/* One window of a group, from either source. */
-struct why_win {
-	double t;
-	__u32 samples, missed;	/* missed: bios over target (non-rotational) */
-	__u32 mean_us;		/* rotational */
-	__u64 scale_lat_us;	/* the culprit's target; 0 unknown (iolat-top) */
-	__u8 action, verdict_missed, win_met, ssd;
-};
-
-struct why_wlog {
-	struct why_win *v;
-	size_t n, cap;
-};
-
-/* A scale event of a parent, kept for flapping, recovery, ghosts. */
-struct why_scale {
-	double t;
-	__u64 culprit_id;
-	__u32 old, new;
-	__u32 downs, ups;	/* a top row: since the previous interval */
-	__u8 type;		/* enum why_ev_type, or WHY_EV_NR for a top row */
-	__u8 by;
-	bool named;		/* the culprit's path was known */
-};
-
-struct why_depth {		/* a depth change (or a row's depth) */
-	double t;
-	__u32 depth;
-};
-
-struct why_cg {
-	char device[WHY_DEV_LEN];
-	char *path;
-	__u64 id;
-	double first_t, last_t;
-	double last_row_t;	/* its last iolat-top row */
-	/* target */
-	__u64 target_us;	/* the last known; 0 none */
-	bool ever_target;
-	__u64 odd_target_us;	/* a target that looks mistyped, and when */
-	double odd_target_t;
-	bool sub_us_target;
-	bool gone;
-	double gone_t;
-	/* windows: iolat-snoop's, iolat-top's samples and counters */
-	struct why_wlog ws, wt;
-	__u64 top_windows, top_missed;
-	/* depth and use_delay */
-	struct why_depth *dv;
-	size_t dn, dcap;
-	bool depth_known;
-	__u32 depth, min_depth, nr_requests;
-	__u64 depth_changes;
-	__s64 use_delay, max_use_delay;
-	/* induced delay */
-	double charged_ms, paid_ms;	/* iolat-top's cumulative */
-	double charged_ev_us, paid_ev_us;	/* iolat-snoop's events */
-	__u64 charges, pays;
-	double write_mb_delayed, delayed_s;	/* writes while use_delay > 0 */
-	/* IO */
-	double iops_min, iops_max, iops_sum;
-	__u64 iops_n;
-	__u64 rows, rows_unknown;
-	/* parent side */
-	bool is_parent;
-	__u32 min_cookie;
-	struct why_scale *sv;
-	size_t sn, scap;
-	__u64 top_downs, top_ups, top_timer_ups;
-	__u64 pending_downs, noop_downs;
-	double last_down_window;	/* a child's window with action down */
-	double floor_t;
-	__u32 floor_cookie;
-};
-
-struct why_model {
-	struct why_cg **v;	/* each its own allocation: pointers stay */
-	size_t n, cap;
-	size_t *hash;		/* index + 1; 0 empty */
-	size_t hcap;
-	double first, last;
-	size_t events, rows;
-};
-
-static __u64 hash_key(const char *dev, const char *path)
-{
-	__u64 h = 1469598103934665603ULL;
-
-	for (; *dev; dev++)
-		h = (h ^ (unsigned char)*dev) * 1099511628211ULL;
-	h = (h ^ 0xff) * 1099511628211ULL;
-	for (; *path; path++)
-		h = (h ^ (unsigned char)*path) * 1099511628211ULL;
-	return h;
-}
-
-/* Put group @i in the hash table. */
-static void hash_put(size_t *h, size_t cap, struct why_model *m, size_t i)
-{
-	size_t j = hash_key(m->v[i]->device, m->v[i]->path) & (cap - 1);
-
-	while (h[j])
-		j = (j + 1) & (cap - 1);
-	h[j] = i + 1;
-}
-
-static int rehash(struct why_model *m)
-{
-	size_t cap = m->hcap ? m->hcap * 2 : 256, i;
-	size_t *h = calloc(cap, sizeof(*h));
-
-	if (!h)
-		return -ENOMEM;
-	for (i = 0; i < m->n; i++)
-		hash_put(h, cap, m, i);
-	free(m->hash);
-	m->hash = h;
-	m->hcap = cap;
-	return 0;
-}
-
-static struct why_cg *cg_find(const struct why_model *m, const char *dev,
-			      const char *path)
-{
-	size_t j;
-
-	if (!m->hcap)
-		return NULL;
-	j = hash_key(dev, path) & (m->hcap - 1);
-	for (; m->hash[j]; j = (j + 1) & (m->hcap - 1)) {
-		struct why_cg *c = m->v[m->hash[j] - 1];
-
-		if (!strcmp(c->device, dev) && !strcmp(c->path, path))
-			return c;
-	}
-	return NULL;
-}
-
-static struct why_cg *cg_get(struct why_model *m, const char *dev,
-			     const char *path, double t)
-{
-	struct why_cg *c = cg_find(m, dev, path);
-
-	if (!c) {
-		if (m->n == m->cap) {
-			size_t cap = m->cap ? m->cap * 2 : 64;
-			struct why_cg **v = realloc(m->v, cap * sizeof(*v));
-
-			if (!v)
-				return NULL;
-			m->v = v;
-			m->cap = cap;
-		}
-		if ((m->n + 1) * 2 > m->hcap && rehash(m))
-			return NULL;
-		c = calloc(1, sizeof(*c));
-		if (!c)
-			return NULL;
-		c->path = strdup(path);
-		if (!c->path) {
-			free(c);
-			return NULL;
-		}
-		snprintf(c->device, sizeof(c->device), "%s", dev);
-		c->depth = c->min_depth = WHY_DEPTH_MAX;
-		c->min_cookie = WHY_DEFAULT_COOKIE;
-		c->iops_min = INFINITY;
-		c->first_t = t;
-		m->v[m->n] = c;
-		hash_put(m->hash, m->hcap, m, m->n);
-		m->n++;
-	}
-	if (t > c->last_t)
-		c->last_t = t;
-	return c;
-}
-
-/* The group with cgroup id @id on @dev, or on any device; NULL if unseen. */
-static struct why_cg *cg_by_id(const struct why_model *m, const char *dev, __u64 id)
-{
-	struct why_cg *any = NULL;
-	size_t i;
-
-	for (i = 0; id && i < m->n; i++) {
-		if (m->v[i]->id != id)
-			continue;
-		if (!strcmp(m->v[i]->device, dev))
-			return m->v[i];
-		any = m->v[i];
-	}
-	return any;
-}
-
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 16;
-	void *p = realloc(*v, c * size);
-
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
-static int wlog_add(struct why_wlog *l, const struct why_win *w)
-{
-	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
-		return -ENOMEM;
-	l->v[l->n++] = *w;
-	return 0;
-}
-
-/* A depth seen at @t; sorted and reduced to changes by finalize(). */
-static int depth_add(struct why_cg *c, double t, __u32 depth)
-{
-	/*
-	 * The same depth again from the same source (iolat-top repeats it
-	 * every interval): the first of a run is the one that matters, and a
-	 * long recording of many groups stays small.
-	 */
-	if (c->dn && c->dv[c->dn - 1].depth == depth && c->dv[c->dn - 1].t <= t)
-		return 0;
-	if (grow((void **)&c->dv, &c->dcap, c->dn, sizeof(*c->dv)))
-		return -ENOMEM;
-	c->dv[c->dn++] = (struct why_depth){ t, depth };
-	return 0;
-}
-
-static int scale_add(struct why_cg *p, const struct why_scale *s)
-{
-	p->is_parent = true;
-	if (s->new < p->min_cookie)
-		p->min_cookie = s->new;
-	if (grow((void **)&p->sv, &p->scap, p->sn, sizeof(*p->sv)))
-		return -ENOMEM;
-	p->sv[p->sn++] = *s;
-	return 0;
-}
-
-/* "/a/b" -> "/a"; "/a" -> "/"; "/" -> "" (no parent). */
-static void parent_path(const char *path, char *out, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash || !strcmp(path, "/")) {
-		snprintf(out, len, "%s", "");
-		return;
-	}
-	if (slash == path)
-		snprintf(out, len, "/");
-	else
-		snprintf(out, len, "%.*s", (int)(slash - path), path);
-}
-
-static struct why_cg *parent_of(struct why_model *m, const struct why_cg *c,
-				bool create)
-{
-	static char pp[WHY_NAME_LEN];
-
-	parent_path(c->path, pp, sizeof(pp));
-	if (!pp[0])
-		return NULL;
-	return create ? cg_get(m, c->device, pp, c->last_t) : cg_find(m, c->device, pp);
-}
-
-static void span(struct why_model *m, double t)
-{
-	if (t <= 0)
-		return;
-	if (!m->first || t < m->first)
-		m->first = t;
-	if (t > m->last)
-		m->last = t;
-}
-
-struct why_model *why_model_new(void)
-{
-	return calloc(1, sizeof(struct why_model));
-}
-
-void why_model_free(struct why_model *m)
-{
-	size_t i;
-
-	if (!m)
-		return;
-	for (i = 0; i < m->n; i++) {
-		free(m->v[i]->path);
-		free(m->v[i]->ws.v);
-		free(m->v[i]->wt.v);
-		free(m->v[i]->dv);
-		free(m->v[i]->sv);
-		free(m->v[i]);
-	}
-	free(m->v);
-	free(m->hash);
-	free(m);
-}
-
-static void note_target(struct why_cg *c, __u64 us, double t)
-{
-	c->target_us = us;
-	if (us)
-		c->ever_target = true;
-	if (us && (us < TARGET_TINY_US || us > TARGET_HUGE_US) && !c->odd_target_us) {
-		c->odd_target_us = us;
-		c->odd_target_t = t;
-	}
-}
-
-static int event_window(struct why_model *m, struct why_cg *c,
-			const struct why_event *e)
-{
-	struct why_win w = {
-		.t = e->time, .samples = e->samples, .missed = e->missed,
-		.mean_us = e->mean_us, .action = e->action, .win_met = e->win_met,
-		.ssd = e->ssd, .scale_lat_us = e->scale_lat_us,
-		.verdict_missed = !e->met && e->action != WHY_ACT_OFFLINE,
-	};
-	struct why_cg *p = parent_of(m, c, true);
-
-	if (!p)
-		return -ENOMEM;
-	if (e->target_us)
-		note_target(c, e->target_us, e->time);
-	else if (e->action != WHY_ACT_OFFLINE)
-		c->sub_us_target = true;	/* windows run only with a target */
-	if (e->action == WHY_ACT_OFFLINE && !c->gone) {
-		c->gone = true;
-		c->gone_t = e->time;
-	}
-	/*
-	 * A scale-down that moved the cookie traced its cookie event first;
-	 * one that finds none is a down at the floor, where the cookie stays.
-	 */
-	if (e->action == WHY_ACT_DOWN) {
-		p->is_parent = true;
-		p->last_down_window = e->time;
-		if (p->pending_downs) {
-			p->pending_downs--;
-		} else {
-			if (!p->noop_downs++) {
-				p->floor_t = e->time;
-				p->floor_cookie = e->cookie;
-			}
-		}
-	}
-	return wlog_add(&c->ws, &w);
-}
-
-int why_model_event(struct why_model *m, const struct why_event *e)
-{
-	struct why_cg *c, *p;
-	struct why_scale s;
-
-	m->events++;
-	span(m, e->time);
-	if (!e->cgroup[0]) {
-		/* Per-bio events carry an id: the group seen with it before. */
-		c = e->cgroup_id ? cg_by_id(m, e->device, e->cgroup_id) : NULL;
-		if (!c)
-			return 0;
-	} else {
-		c = cg_get(m, e->device, e->cgroup, e->time);
-		if (!c)
-			return -ENOMEM;
-		if (e->cgroup_id)
-			c->id = e->cgroup_id;
-	}
-
-	switch (e->type) {
-	case WHY_EV_WINDOW:
-		return event_window(m, c, e);
-	case WHY_EV_TARGET:
-		if (e->by == WHY_BY_OFFLINE) {
-			c->gone = true;
-			c->gone_t = e->time;
-			c->target_us = 0;
-		} else {
-			note_target(c, e->new, e->time);
-		}
-		return 0;
-	case WHY_EV_COOKIE:
-	case WHY_EV_FORGOT:
-	case WHY_EV_RESET:
-		s = (struct why_scale){ .t = e->time, .culprit_id = e->culprit_id,
-			.old = e->old, .new = e->new, .type = e->type, .by = e->by,
-			.named = e->culprit[0] != '\0' };
-		if (e->type == WHY_EV_COOKIE && e->by == WHY_BY_WINDOW && e->new < e->old)
-			c->pending_downs++;
-		if (e->culprit[0] && e->culprit_id) {
-			struct why_cg *cul = cg_get(m, e->device, e->culprit, e->time);
-
-			if (!cul)
-				return -ENOMEM;
-			cul->id = e->culprit_id;
-		}
-		return scale_add(c, &s);
-	case WHY_EV_DEPTH:
-		if (e->nr_requests)
-			c->nr_requests = e->nr_requests;
-		p = parent_of(m, c, true);
-		if (!p)
-			return -ENOMEM;
-		if (e->nr_requests)
-			p->nr_requests = e->nr_requests;
-		return depth_add(c, e->time, e->new);
-	case WHY_EV_USE_DELAY:
-		c->use_delay = e->ud_new;
-		if (e->ud_new > c->max_use_delay)
-			c->max_use_delay = e->ud_new;
-		return 0;
-	case WHY_EV_SKIP:
-		return 0;
-	case WHY_EV_CHARGE:
-		c->charges++;
-		c->charged_ev_us += e->charge_us;
-		return 0;
-	case WHY_EV_PAY:
-		c->pays++;
-		c->paid_ev_us += e->slept_us;
-		return 0;
-	default:
-		return 0;
-	}
-}
-
-int why_model_row(struct why_model *m, const struct why_row *r)
-{
-	struct why_cg *c;
-
-	m->rows++;
-	span(m, r->time);
-	c = cg_get(m, r->device, r->cgroup, r->time);
-	if (!c)
-		return -ENOMEM;
-	if (r->cgroup_id)
-		c->id = r->cgroup_id;
-	c->rows++;
-	c->last_row_t = r->time;
-	if (r->target_us)
-		note_target(c, r->target_us, r->time);
-	else if (c->target_us && !r->has_window)
-		c->target_us = 0;
-	/* One window per interval at most: the last, when a new one ended. */
-	if (r->has_window && r->windows > c->top_windows) {
-		struct why_win w = {
-			.t = r->time, .samples = r->samples, .missed = r->missed,
-			.mean_us = r->mean_us, .action = r->action,
-			.win_met = r->win_met, .ssd = r->ssd,
-			.verdict_missed = !r->met && r->action != WHY_ACT_OFFLINE,
-		};
-
-		if (wlog_add(&c->wt, &w))
-			return -ENOMEM;
-	}
-	if (r->windows > c->top_windows)
-		c->top_windows = r->windows;
-	if (r->windows_missed > c->top_missed)
-		c->top_missed = r->windows_missed;
-	if (r->depth_known) {
-		if (depth_add(c, r->time, r->depth))
-			return -ENOMEM;
-	} else {
-		c->rows_unknown++;
-	}
-	if (r->use_delay > c->max_use_delay)
-		c->max_use_delay = r->use_delay;
-	if (r->depth_known || r->use_delay)
-		c->use_delay = r->use_delay;
-	if (r->charged_ms > c->charged_ms)
-		c->charged_ms = r->charged_ms;
-	if (r->paid_ms > c->paid_ms)
-		c->paid_ms = r->paid_ms;
-	if (r->use_delay > 0 && !isnan(r->write_mbps) && r->interval_s > 0) {
-		c->write_mb_delayed += r->write_mbps * r->interval_s;
-		c->delayed_s += r->interval_s;
-	}
-	if (!isnan(r->iops)) {
-		if (r->iops < c->iops_min)
-			c->iops_min = r->iops;
-		if (r->iops > c->iops_max)
-			c->iops_max = r->iops;
-		c->iops_sum += r->iops;
-		c->iops_n++;
-	}
-	if (r->has_children) {
-		struct why_scale s = { .t = r->time, .culprit_id = r->culprit_id,
-			.old = r->child_cookie, .new = r->child_cookie,
-			.type = WHY_EV_NR, .named = r->culprit[0] != '\0' };
-		bool moved = r->scale_downs > c->top_downs || r->scale_ups > c->top_ups;
-
-		/* Kept when it says something: a move, or a low cookie. */
-		if (moved || r->child_cookie < WHY_DEFAULT_COOKIE || r->culprit_id) {
-			/* counters since iolat-top started; smaller: restarted */
-			s.downs = r->scale_downs - (r->scale_downs >= c->top_downs ? c->top_downs : 0);
-			s.ups = r->scale_ups - (r->scale_ups >= c->top_ups ? c->top_ups : 0);
-			if (scale_add(c, &s))
-				return -ENOMEM;
-		}
-		c->is_parent = true;
-		c->top_downs = r->scale_downs;
-		c->top_ups = r->scale_ups;
-		c->top_timer_ups = r->timer_ups;
-		if (r->culprit[0] && r->culprit_id) {
-			struct why_cg *cul = cg_get(m, r->device, r->culprit, r->time);
-
-			if (!cul)
-				return -ENOMEM;
-			cul->id = r->culprit_id;
-		}
-	}
-	return 0;
-}
+/* and WHY_TARGET_TINY_US, WHY_TARGET_HUGE_US in iolat-why-model.h */
 
 /* ---- findings ---- */
 
@@ -612,7 +89,7 @@ static int add_finding(struct why_findings *out, enum why_rule rule,
 	bool oom = t->summary.oom || t->evidence.oom || t->advice.oom || t->others.oom ||
 		   t->command.oom;
 
-	if (oom || grow((void **)&out->v, &out->cap, out->n, sizeof(*out->v))) {
+	if (oom || why_grow((void **)&out->v, &out->cap, out->n, sizeof(*out->v))) {
 		free(t->summary.s);
 		free(t->evidence.s);
 		free(t->advice.s);
@@ -704,8 +181,8 @@ static bool same_parent(const struct why_cg *a, const struct why_cg *b)
 
 	if (strcmp(a->device, b->device) || a == b)
 		return false;
-	parent_path(a->path, pa, sizeof(pa));
-	parent_path(b->path, pb, sizeof(pb));
+	why_parent_path(a->path, pa, sizeof(pa));
+	why_parent_path(b->path, pb, sizeof(pb));
 	return pa[0] && !strcmp(pa, pb);
 }
 
@@ -949,7 +426,7 @@ static const char *culprit_of(struct why_model *m, const struct why_cg *p,
 		if (!p->sv[i].culprit_id)
 			continue;
 		*id = p->sv[i].culprit_id;
-		c = cg_by_id(m, p->device, p->sv[i].culprit_id);
+		c = why_cg_by_id(m, p->device, p->sv[i].culprit_id);
 		return c ? c->path : NULL;
 	}
 	*id = 0;
@@ -980,7 +457,7 @@ static bool child_of(const struct why_cg *s, const struct why_cg *p)
 
 	if (strcmp(s->device, p->device))
 		return false;
-	parent_path(s->path, pp, sizeof(pp));
+	why_parent_path(s->path, pp, sizeof(pp));
 	return !strcmp(pp, p->path);
 }
 
@@ -1146,7 +623,7 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 	if (m->rows && gone_from_rows(m, p))
 		return 0;
 	culprit_of(m, p, &id);
-	cul = cg_by_id(m, p->device, id);
+	cul = why_cg_by_id(m, p->device, id);
 	/*
 	 * A culprit still missing at the cookie's floor scales on (iolat-top's
 	 * counters do not move there): its last missed window is a scale event.
@@ -1258,7 +735,7 @@ static int rule_nothing(struct why_model *m, struct why_cg *c,
 				if (same_parent(a, m->v[i]) && looser(m->v[i], a) &&
 				    did_io(m->v[i]))
 					return 0;
-		a = parent_of(m, a, false);
+		a = why_parent_of(m, a);
 	}
 	for (i = 0; i < m->n; i++) {
 		const struct why_cg *s = m->v[i];
@@ -1328,7 +805,7 @@ static __u64 culprit_target_at(struct why_model *m, const struct why_cg *p, doub
 	for (i = p->sn; i-- > 0;) {
 		if (!p->sv[i].culprit_id || p->sv[i].t > t + 1.0)
 			continue;
-		c = cg_by_id(m, p->device, p->sv[i].culprit_id);
+		c = why_cg_by_id(m, p->device, p->sv[i].culprit_id);
 		return c ? c->target_us : 0;
 	}
 	return 0;
@@ -1337,7 +814,7 @@ static __u64 culprit_target_at(struct why_model *m, const struct why_cg *p, doub
 static int rule_tighter(struct why_model *m, struct why_cg *c, struct why_findings *out)
 {
 	const struct why_wlog *l = wins(c);
-	const struct why_cg *owner = NULL, *p = parent_of(m, c, false);
+	const struct why_cg *owner = NULL, *p = why_parent_of(m, c);
 	struct finding_text t = {};
 	__u64 owned = 0, tighter = 0, missed = 0;
 	size_t i;
@@ -1444,7 +921,7 @@ static int rule_ghost(struct why_model *m, struct why_cg *p, struct why_findings
 
 	for (i = 0; i < p->sn; i++) {
 		const struct why_scale *s = &p->sv[i];
-		const struct why_cg *c = cg_by_id(m, p->device, s->culprit_id);
+		const struct why_cg *c = why_cg_by_id(m, p->device, s->culprit_id);
 		double since;
 		bool ghost;
 
@@ -1505,7 +982,7 @@ static int rule_target_parse(struct why_model *m, struct why_cg *c,
 			  "18446744073709552 wraps to 384ns on kernels without patch 0002)");
 		sb_printf(&t.advice, "write the target again, in microseconds, and check that "
 			  "io.latency reads back what was meant");
-	} else if (us < TARGET_TINY_US) {
+	} else if (us < WHY_TARGET_TINY_US) {
 		sb_printf(&t.summary, "%s's target on %s is %lluus, below what any device "
 			  "completes a bio in: io.latency targets are in microseconds", c->path,
 			  c->device, us);
@@ -1526,51 +1003,6 @@ static int rule_target_parse(struct why_model *m, struct why_cg *c,
 	return add_finding(out, WHY_TARGET_PARSE, c, &t);
 }
 
-static int cmp_depth(const void *a, const void *b)
-{
-	const struct why_depth *x = a, *y = b;
-
-	return x->t < y->t ? -1 : x->t > y->t;
-}
-
-static int cmp_scale(const void *a, const void *b)
-{
-	const struct why_scale *x = a, *y = b;
-
-	return x->t < y->t ? -1 : x->t > y->t;
-}
-
-/*
- * The two recordings are read one after the other (or as their lines
- * come): put each group's depths and scale events in time order, and
- * reduce the depths to changes.
- */
-static void finalize(struct why_model *m)
-{
-	size_t i, j, k;
-
-	for (i = 0; i < m->n; i++) {
-		struct why_cg *c = m->v[i];
-
-		qsort(c->sv, c->sn, sizeof(*c->sv), cmp_scale);
-		qsort(c->dv, c->dn, sizeof(*c->dv), cmp_depth);
-		c->depth_changes = 0;
-		c->min_depth = WHY_DEPTH_MAX;
-		for (j = k = 0; j < c->dn; j++) {
-			if (k && c->dv[k - 1].depth == c->dv[j].depth)
-				continue;
-			if (k)
-				c->depth_changes++;
-			if (c->dv[j].depth < c->min_depth)
-				c->min_depth = c->dv[j].depth;
-			c->dv[k++] = c->dv[j];
-		}
-		c->dn = k;
-		c->depth_known = k > 0;
-		c->depth = k ? c->dv[k - 1].depth : WHY_DEPTH_MAX;
-	}
-}
-
 typedef int (*rule_fn)(struct why_model *, struct why_cg *, struct why_findings *);
 
 int why_analyse(struct why_model *m, struct why_findings *out)
@@ -1586,11 +1018,12 @@ int why_analyse(struct why_model *m, struct why_findings *out)
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	finalize(m);
+	why_model_finish(m);
 	out->first = m->first;
 	out->last = m->last;
 	out->events = m->events;
 	out->rows = m->rows;
+	memcpy(out->lost, m->lost, sizeof(out->lost));
 	for (i = 0; i < n; i++) {
 		struct why_cg *c = m->v[i];
 

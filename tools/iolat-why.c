@@ -5,7 +5,8 @@
  * rates) print, from recordings or from the two tools run for a while as
  * its children, and prints findings: the device and cgroups, the numbers
  * that show it, and what to do.  Recordings and live runs take one path:
- * lines in, iolat-json.c decodes them, iolat-why-rules.c concludes.
+ * lines in, iolat-json.c decodes them, iolat-why-model.c puts them on each
+ * group's timeline, iolat-why-rules.c concludes.
  */
 #define _GNU_SOURCE
 #include <argp.h>
@@ -434,6 +435,24 @@ static bool shown(const struct why_finding *f)
 	return !env.dev || !strcmp(f->device, env.dev);
 }
 
+/*
+ * Lost events: a scale event or window the rules never saw can hide a
+ * finding or make one (a scale-down without its cookie event reads as
+ * one at the floor).  Said, with the numbers, under the first line.
+ */
+static void print_lost(const struct why_findings *fs)
+{
+	const __u64 *l = fs->lost;
+	char text[160];
+
+	if (!l[WHY_SRC_SNOOP] && !l[WHY_SRC_TOP])
+		return;
+	snprintf(text, sizeof(text), TOOL ": the tools lost events (iolat-snoop %llu, "
+		 "iolat-top %llu): findings may be missing, or wrong",
+		 (unsigned long long)l[WHY_SRC_SNOOP], (unsigned long long)l[WHY_SRC_TOP]);
+	wrap(text, 0, 3);
+}
+
 static void print_text(const struct why_findings *fs, size_t n)
 {
 	size_t i, k = 0;
@@ -441,11 +460,13 @@ static void print_text(const struct why_findings *fs, size_t n)
 	if (!n) {
 		printf(TOOL ": no finding in %zu iolat-snoop events and %zu iolat-top rows "
 		       "over %.0fs\n", fs->events, fs->rows, fs->last - fs->first);
+		print_lost(fs);
 		return;
 	}
 	printf(TOOL ": %zu finding%s in %zu iolat-snoop events and %zu iolat-top rows "
 	       "over %.0fs\n", n, n == 1 ? "" : "s", fs->events, fs->rows,
 	       fs->last - fs->first);
+	print_lost(fs);
 	for (i = 0; i < fs->n; i++) {
 		const struct why_finding *f = &fs->v[i];
 
@@ -471,7 +492,10 @@ static void print_json(const struct why_findings *fs)
 	size_t i, k = 0;
 
 	printf("{\"schema\":\"iolat-why/1\",\"events\":%zu,\"rows\":%zu,\"span_s\":%.3f,"
-	       "\"findings\":[", fs->events, fs->rows, fs->last - fs->first);
+	       "\"snoop_lost_events\":%llu,\"top_lost_events\":%llu,\"findings\":[",
+	       fs->events, fs->rows, fs->last - fs->first,
+	       (unsigned long long)fs->lost[WHY_SRC_SNOOP],
+	       (unsigned long long)fs->lost[WHY_SRC_TOP]);
 	for (i = 0; i < fs->n; i++) {
 		const struct why_finding *f = &fs->v[i];
 		const char *s = f->others;

@@ -1,7 +1,8 @@
 # The man pages in tools/man against the tools: every option --help lists
 # is in the page's OPTIONS and the page lists no other; iolat-top's page
 # names every text column, JSON key and Prometheus metric the output code
-# writes, iolat-snoop's every column, event and JSON key.  All taken from
+# writes, iolat-snoop's every column, event and JSON key, iolat-why's
+# every finding and JSON key.  All taken from
 # the tools themselves (--help, which needs no kernel; the output code),
 # so a new option or key fails here until its page says what it is.
 # Then mandoc -Tlint on each page.
@@ -9,7 +10,7 @@
 T=$BUILD/tools
 S=$REPO/tools
 M=$S/man
-for tool in iolat-top iolat-snoop; do
+for tool in iolat-top iolat-snoop iolat-why; do
 	[ -x "$T/$tool" ] || fail "tools not built: make tools ($T/$tool)"
 done
 
@@ -53,7 +54,7 @@ json_keys() {
 		grep -oE '[a-z_]+\\?"?:?$' | grep -oE '^[a-z_]+' | sort -u
 }
 
-for tool in iolat-top iolat-snoop iolat-plot; do
+for tool in iolat-top iolat-snoop iolat-why iolat-plot; do
 	page=$(ls "$M/$tool".[18])
 	bin=$T/$tool
 	[ "$tool" = iolat-plot ] && bin=$S/iolat-plot
@@ -79,6 +80,18 @@ need "$M/iolat-snoop.8" "events" \
 	$(awk '/type_names\[IOLAT_EV_NR\] = \{/ { on = 1; next } on && /\};/ { exit } on' \
 		"$S/iolat-snoop-output.c" | grep -oE '"[a-z_]+"' | tr -d '"')
 need "$M/iolat-snoop.8" "JSON keys" $(json_keys "$S/iolat-snoop-output.c")
+# iolat-why's finding names, from its rules' name table.
+why_rules() {
+	awk '/why_rule_names\[WHY_RULE_NR\] = \{/ { on = 1; next } on && /\};/ { exit } on' \
+		"$S/iolat-why-rules.c" | grep -oE '"[a-z_]+"' | tr -d '"'
+}
+need "$M/iolat-why.8" "findings" $(why_rules)
+need "$M/iolat-why.8" "JSON keys" $(json_keys "$S/iolat-why.c")
+# Each finding is a tag of the page's list, not only a word in its text.
+for rule in $(why_rules); do
+	grep -A1 '^\.TP' "$M/iolat-why.8" | grep -qx "\.B $rule" ||
+		fail "iolat-why.8 has no .TP entry for the finding $rule"
+done
 
 command -v mandoc >/dev/null ||
 	skip "options, columns, keys and metrics match; mandoc missing, pages not linted (make deps)"

@@ -8,7 +8,7 @@
 # the guest's job.)
 . "$(dirname "$0")/lib.sh"
 T=$BUILD/tools
-for tool in iolat-top iolat-snoop; do
+for tool in iolat-top iolat-snoop iolat-why; do
 	[ -x "$T/$tool" ] || fail "tools not built: make tools ($T/$tool)"
 done
 t=$(mktemp -d)
@@ -22,18 +22,21 @@ want="755 usr/local/bin/iolat-plot
 644 usr/local/lib/systemd/system/iolat-exporter.service
 755 usr/local/sbin/iolat-snoop
 755 usr/local/sbin/iolat-top
+755 usr/local/sbin/iolat-why
 644 usr/local/share/bash-completion/completions/iolat-plot
 644 usr/local/share/bash-completion/completions/iolat-snoop
 644 usr/local/share/bash-completion/completions/iolat-top
+644 usr/local/share/bash-completion/completions/iolat-why
 644 usr/local/share/iolat/iolat-alerts.yml
 644 usr/local/share/man/man1/iolat-plot.1
 644 usr/local/share/man/man8/iolat-snoop.8
-644 usr/local/share/man/man8/iolat-top.8"
+644 usr/local/share/man/man8/iolat-top.8
+644 usr/local/share/man/man8/iolat-why.8"
 got=$(files "$t/root")
 [ "$got" = "$want" ] || fail "installed files differ (< want, > got):
 $(diff <(echo "$want") <(echo "$got") | grep '^[<>]')"
 note "make install DESTDIR=: $(echo "$got" | wc -l) files, modes as wanted"
-for tool in iolat-top iolat-snoop; do
+for tool in iolat-top iolat-snoop iolat-why; do
 	cmp -s "$T/$tool" "$t/root/usr/local/sbin/$tool" || fail "installed $tool is not the built one"
 done
 grep -qx 'ExecStart=/usr/local/sbin/iolat-top .*' "$t/root/usr/local/lib/systemd/system/iolat-exporter.service" ||
@@ -52,13 +55,17 @@ exec_start=$(sed -n 's/^ExecStart=//p' "$p/lib/systemd/system/iolat-exporter.ser
 [[ $exec_start == "$p/sbin/iolat-top "* ]] || fail "with PREFIX=$p, ExecStart=$exec_start"
 "$p/sbin/iolat-top" --help | grep -q -- '--prometheus=FILE' || fail "the installed iolat-top --help"
 "$p/sbin/iolat-snoop" --help | grep -q -- '--all' || fail "the installed iolat-snoop --help"
+"$p/sbin/iolat-why" --help | grep -q -- '--snoop=FILE' || fail "the installed iolat-why --help"
+# iolat-why -d runs the iolat-snoop installed beside it, not one in $PATH:
+# on the host's kernel that one says it cannot trace (status 3).
+PATH=/usr/bin:/bin expect 3 "no iolatency tracepoints" "$p/sbin/iolat-why" -d 1
 "$p/bin/iolat-plot" --help | grep -q '^usage: iolat-plot' || fail "the installed iolat-plot --help"
 if command -v man >/dev/null; then
-	for page in iolat-top.8 iolat-snoop.8 iolat-plot.1; do
+	for page in iolat-top.8 iolat-snoop.8 iolat-why.8 iolat-plot.1; do
 		[ "$(MANPATH=$p/share/man man -w "${page%.*}" 2>/dev/null)" = "$p/share/man/man${page##*.}/$page" ] ||
 			fail "man -w ${page%.*} does not find $p/share/man/man${page##*.}/$page"
 	done
-	note "man finds the 3 installed pages"
+	note "man finds the 4 installed pages"
 fi
 if command -v systemd-analyze >/dev/null; then
 	out=$(MANPATH=$p/share/man systemd-analyze verify "$p/lib/systemd/system/iolat-exporter.service" 2>&1) ||

@@ -1,8 +1,15 @@
 # tools/iolat-why without a kernel: built from tools/ and run on the
-# canned recordings in tests/host/data (written by data/gen-why.sh in the
-# format iolat-snoop -j and iolat-top -j print).  Each misbehaving case
-# must give exactly its findings, the healthy protected run none at all;
-# then bad input, bad usage and a full stdout, with their exit statuses.
+# canned recordings in tests/host/data.  Two kinds, both read:
+#  - why-*.json: JSON schema 1, as iolat-snoop -j and iolat-top -j print
+#    today, written by data/gen-why.sh (checked below: "schema":1 and
+#    "tool" on every line, and only keys README.md documents);
+#  - real-*.top.json: iolat-top -j as the scenarios suite recorded it in
+#    the guest before schema 1 (no "schema", "tool", "interval"; actions
+#    as numbers with action_name), kept as recorded so that reading old
+#    recordings stays tested.
+# Each misbehaving case must give exactly its findings, the healthy
+# protected run none at all; then lost events, bad input, bad usage and a
+# full stdout, with their exit statuses.
 . "$(dirname "$0")/lib.sh"
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
 tmp=$(mktemp -d) || fail "mktemp"
@@ -11,7 +18,7 @@ T=$REPO/tools
 D=$REPO/tests/host/data
 W=$tmp/iolat-why
 "${CC:-cc}" -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
-	-I"$T" -I"$REPO/bpf" -o "$W" "$T/iolat-why.c" "$T/iolat-why-rules.c" \
+	-I"$T" -I"$REPO/bpf" -o "$W" "$T/iolat-why.c" "$T/iolat-why-model.c" "$T/iolat-why-rules.c" \
 	"$T/iolat-json.c" "$T/iolat-common.c" -lbpf -lm 2>&1 ||
 	fail "iolat-why does not build"
 
@@ -43,6 +50,32 @@ case_is() {
 	[ "$rc" = "$status" ] || fail "why-$name ($src): exit status $rc, want $status"
 	note "why-$name ($src): ${got:-no finding}, status $rc"
 }
+
+# Which recording is which: the generated ones are schema 1 throughout,
+# with the keys README.md documents and no other; the real ones predate
+# the schema.
+for f in "$D"/why-*.json; do
+	case $f in *.snoop.json) tool=iolat-snoop ;; *) tool=iolat-top ;; esac
+	n=$(grep -c . "$f")
+	v=$(grep -c "^{\"schema\":1,\"tool\":\"$tool\"," "$f")
+	[ "$n" = "$v" ] || fail "${f##*/}: $v of $n lines start with schema 1 and tool $tool"
+done
+for f in "$D"/real-*.top.json; do
+	! grep -q '"schema"' "$f" || fail "${f##*/} is to stay a pre-schema recording"
+	grep -q '"action_name"' "$f" || fail "${f##*/}: no action_name, as before schema 1"
+done
+note "why-*.json: schema 1 on every line; real-*.top.json: pre-schema"
+if command -v jq >/dev/null; then
+	for tool in iolat-snoop iolat-top; do
+		[ $tool = iolat-snoop ] && ext=snoop || ext=top
+		cat "$D"/why-*.$ext.json >"$tmp/all.json"
+		extra=$(comm -13 <(json_keys $tool) <(json_written $tool "$tmp/all.json"))
+		[ -z "$extra" ] || fail "why-*.$ext.json have keys README.md does not list for $tool: $(echo $extra)"
+		note "why-*.$ext.json: all $(json_written $tool "$tmp/all.json" | wc -l) keys are $tool's schema-1 keys"
+	done
+else
+	note "no jq: the recordings' keys not checked against README.md"
+fi
 
 # The healthy protected run: the controller at work (scale-downs, ups
 # every 500 ms, a sibling halved, a swapper charged and paying, a tail of
@@ -110,6 +143,21 @@ expect_text recovery "culprit forgotten 5.0s later; 16 cookie steps"
 expect_text tail "share of bios over target per window: [0-9.]+% \([0-9]+/40\)"
 expect_text nothing "IO elsewhere in the tree: /iolat-b"
 expect_text ghost "cgroup id 1801"
+
+# Lost events, from iolat-snoop's "lost" records and iolat-top's
+# lost_events (why-healthy has 3 and 5): said, in the text and in -j,
+# with no finding made of them; a recording without them says 0.
+"$W" --snoop "$D/why-healthy.snoop.json" --top "$D/why-healthy.top.json" >"$tmp/out" 2>&1
+grep -q "lost events (iolat-snoop 3, iolat-top 5)" "$tmp/out" ||
+	fail "why-healthy's lost events not said: $(cat "$tmp/out")"
+rules --snoop "$D/why-healthy.snoop.json" --top "$D/why-healthy.top.json"
+grep -q '"snoop_lost_events":3,"top_lost_events":5,' "$tmp/json" && [ -z "$got" ] && [ "$rc" = 0 ] ||
+	fail "why-healthy -j: lost events or findings: $(head -c 200 "$tmp/json"), status $rc"
+rules --snoop "$D/why-swap.snoop.json"
+grep -q '"snoop_lost_events":0,"top_lost_events":0,' "$tmp/json" ||
+	fail "why-swap -j: lost events: $(head -c 200 "$tmp/json")"
+"$W" --snoop "$D/why-swap.snoop.json" | grep -q lost && fail "why-swap speaks of lost events"
+note "lost events said (iolat-snoop 3, iolat-top 5), in text and -j; none when none"
 
 # Keys the tools may add or rename around the ones read, and a schema
 # field: ignored.  A recording cut short mid-line: the rest is used.

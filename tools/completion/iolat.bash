@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# bash completion for iolat-top, iolat-snoop and iolat-plot.  Nothing is
-# listed here: the options come from the tool's own --help (which needs
-# no root and no kernel), the sort keys from the message iolat-top gives
-# for a wrong one, so the completion follows the tool it completes.
+# bash completion for iolat-top, iolat-snoop, iolat-why and iolat-plot.
+# Nothing is listed here: the options come from the tool's own --help
+# (which needs no root and no kernel), the sort keys from the message
+# iolat-top gives for a wrong one, so the completion follows the tool it
+# completes.
 
 # The tool's options, one a line, as "-d --device=DEV" or "-o FILE".
 _iolat_options()
@@ -61,4 +62,4 @@ _iolat()
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 	fi
 }
-complete -F _iolat iolat-top iolat-snoop iolat-plot
+complete -F _iolat iolat-top iolat-snoop iolat-why iolat-plot

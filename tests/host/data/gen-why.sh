@@ -4,8 +4,13 @@
 # Writes the canned recordings of tests/host/14-why: why-NAME.snoop.json
 # (iolat-snoop -a -j) and why-NAME.top.json (iolat-top -j 1), one pair per
 # case, into this directory.  Each line is printed key by key as
-# print_json() in tools/iolat-snoop.c and top_print_json() in
-# tools/iolat-top-output.c print it today; the timelines follow the
+# snoop_print_json() and snoop_report_lost() in tools/iolat-snoop-output.c
+# and top_print_json() in tools/iolat-top-output.c print it today: JSON
+# schema 1 ("schema":1,"tool":..., depths "max", actions by name, use_delay
+# null while unknown, rows_total/rows_shown, the interval object, "lost"
+# records).  The recordings made before schema 1 are the real-*.top.json
+# files, kept as they were recorded; this script does not write them.
+# The timelines follow the
 # kernel's rules (blk-iolatency.c): windows of 100 ms, a scale event at most
 # every 500 ms, the cookie's step nr_requests/4 down and 1 up, its floor
 # 1000000 - 2 * nr_requests, a sibling's depth halved on each step down
@@ -15,18 +20,21 @@ set -eu
 cd "$(dirname "$0")"
 T0=1764892800
 
-# ---- iolat-snoop -j, as print_json() ----
+# ---- iolat-snoop -j, as snoop_print_json() ----
 OUT=/dev/null
 t() { awk -v a="$T0" -v b="$1" 'BEGIN { printf "%.6f", a + b }'; }
 pre() { # SECS EVENT CGROUP ID
-	printf '{"time":%s,"event":"%s","device":"iolat0","cgroup":"%s","cgroup_id":%s' \
+	printf '{"schema":1,"tool":"iolat-snoop","time":%s,"event":"%s","device":"iolat0","cgroup":"%s","cgroup_id":%s' \
 		"$(t "$1")" "$2" "$3" "$4" >>"$OUT"
 }
 # window SECS CGROUP ID MET WIN_MET TARGET SAMPLES MISSED ACTION COOKIE SCALE_LAT
 window() {
+	local verdict=missed
+	[ "$4" = true ] && verdict=met
+	[ "$9" = offline ] && verdict=offline
 	pre "$1" window "$2" "$3"
-	printf ',"met":%s,"win_met":%s,"target_us":%s,"win_ms":100,"samples":%s,"acc_samples":%s,"stat":"missed","missed":%s,"acc_missed":%s,"action":"%s","cookie":%s,"scale_lat_us":%s}\n' \
-		"$4" "$5" "$6" "$7" "$7" "$8" "$8" "$9" "${10}" "${11}" >>"$OUT"
+	printf ',"met":%s,"win_met":%s,"verdict":"%s","target_us":%s,"win_ms":100,"samples":%s,"acc_samples":%s,"stat":"missed","missed":%s,"acc_missed":%s,"action":"%s","cookie":%s,"scale_lat_us":%s}\n' \
+		"$4" "$5" "$verdict" "$6" "$7" "$7" "$8" "$8" "$9" "${10}" "${11}" >>"$OUT"
 }
 # target SECS CGROUP ID OLD NEW BY
 target() {
@@ -43,13 +51,15 @@ scale() {
 	[ "$2" = culprit_forgotten ] && printf ',"cookie":%s' "$6" >>"$OUT"
 	if [ "$7" = null ]; then printf ',"culprit":null' >>"$OUT"
 	else printf ',"culprit":"%s"' "$7" >>"$OUT"; fi
-	printf ',"culprit_id":%s,"scale_lat_us":%s,"idle_ms":%s,"by":"%s"}\n' "$8" "$9" "${10}" "${11}" >>"$OUT"
+	local id=$8
+	[ "$id" = 0 ] && id=null
+	printf ',"culprit_id":%s,"scale_lat_us":%s,"idle_ms":%s,"by":"%s"}\n' "$id" "$9" "${10}" "${11}" >>"$OUT"
 }
-# depth SECS CGROUP ID OLD NEW COOKIE NR (max: null, as json_depth())
+# depth SECS CGROUP ID OLD NEW COOKIE NR (max: "max", as json_depth())
 depth() {
 	local o=$4 n=$5
-	[ "$o" = max ] && o=null
-	[ "$n" = max ] && n=null
+	[ "$o" = max ] && o='"max"'
+	[ "$n" = max ] && n='"max"'
 	pre "$1" depth "$2" "$3"
 	printf ',"old":%s,"new":%s,"cookie":%s,"nr_requests":%s}\n' "$o" "$n" "$6" "$7" >>"$OUT"
 }
@@ -74,23 +84,35 @@ throttle() {
 	pre "$1" throttle "$2" "$3"
 	printf ',"depth":%s,"inflight":%s,"wait_us":%s}\n' "$4" "$4" "$5" >>"$OUT"
 }
+# lost SECS LOST NEW: events the BPF side could not record, as
+# snoop_report_lost(): since the start, and since the last such record
+lost() {
+	printf '{"schema":1,"tool":"iolat-snoop","time":%s,"event":"lost","lost_events":%s,"lost_events_new":%s}\n' \
+		"$(t "$1")" "$2" "$3" >>"$OUT"
+}
 
 # ---- iolat-top -j, as top_print_json() ----
-ROWS=
-# top_begin: a new interval's rows; top_end SECS: print it
-top_begin() { ROWS=; }
+ROWS= NROWS=0
+# A row's counters at the previous interval, for its "interval" object
+# (null at a row's first interval, as top_model_compute() has no
+# previous one): "windows missed throttled downs ups" by cgroup.
+declare -A PREV
+# top_begin: a new interval's rows; top_end SECS [LOST]: print it
+top_begin() { ROWS= NROWS=0; }
 top_end() {
-	printf '{"time":%s,"interval_s":1.000,"lost_events":0,"cgroups":[%s]}\n' \
-		"$(awk -v a="$T0" -v b="$1" 'BEGIN { printf "%.3f", a + b }')" "$ROWS" >>"$OUT"
+	printf '{"schema":1,"tool":"iolat-top","time":%s,"interval_s":1.000,"lost_events":%s,"rows_total":%s,"rows_shown":%s,"cgroups":[%s]}\n' \
+		"$(awk -v a="$T0" -v b="$1" 'BEGIN { printf "%.3f", a + b }')" "${2:-0}" "$NROWS" "$NROWS" \
+		"$ROWS" >>"$OUT"
 }
-# winobj MET WIN_MET SAMPLES MISSED ACTION_NR ACTION
+# winobj MET WIN_MET SAMPLES MISSED ACTION_NR ACTION (ACTION_NR: unused
+# since schema 1 names the action)
 winobj() {
 	local verdict=missed
 	[ "$1" = true ] && verdict=met
 	[ "$6" = offline ] && verdict=offline
 	awk -v met="$1" -v wm="$2" -v v="$verdict" -v s="$3" -v m="$4" -v an="$5" -v a="$6" 'BEGIN {
 		pct = s ? 100 * m / s : 0
-		printf "{\"met\":%s,\"win_met\":%s,\"verdict\":\"%s\",\"samples\":%d,\"acc_samples\":%d,\"win_ms\":100,\"idle\":false,\"action\":%d,\"action_name\":\"%s\",\"stat\":\"missed\",\"missed\":%d,\"missed_pct\":%.1f,\"acc_missed\":%d,\"acc_missed_pct\":%.1f}", met, wm, v, s, s, an, a, m, pct, m, pct }'
+		printf "{\"met\":%s,\"win_met\":%s,\"verdict\":\"%s\",\"samples\":%d,\"acc_samples\":%d,\"win_ms\":100,\"idle\":false,\"action\":\"%s\",\"stat\":\"missed\",\"missed\":%d,\"missed_pct\":%.1f,\"acc_missed\":%d,\"acc_missed_pct\":%.1f}", met, wm, v, s, s, a, m, pct, m, pct }'
 }
 # children COOKIE CULPRIT CULPRIT_ID SCALE_LAT DOWNS UPS TIMER_UPS FORGOTTEN RESETS
 children() {
@@ -105,11 +127,14 @@ children() {
 # row CGROUP ID TARGET WINDOW WINDOWS WMISSED IOPS RMBPS WMBPS DEPTH COOKIE
 #     STATE USE_DELAY CHG_RATE PAID_RATE WAITS CHG PAID THROTTLED GROUP CHILDREN
 # (TARGET, COOKIE: null for none; WINDOW: winobj or null; DEPTH: N, max
-# or null; GROUP: 1 when the BPF side has a group entry; CHILDREN: the
-# children object or -)
+# or null; USE_DELAY: null while unknown; GROUP: 1 when the BPF side has
+# a group entry; CHILDREN: the children object or -)
 row() {
-	local r d=${10}
+	local r d=${10} w=0 wm=0 downs=0 ups=0 now pw pwm pt pd pu
 	[ "$d" = max ] && d='"max"'
+	[ "$4" != null ] && w=$5 wm=$6
+	[[ ${21} =~ \"scale_downs\":([0-9]+),\"scale_ups\":([0-9]+) ]] &&
+		downs=${BASH_REMATCH[1]} ups=${BASH_REMATCH[2]}
 	r=$(printf '{"device":"iolat0","rotational":false,"cgroup":"%s","cgroup_id":%s,"target_us":%s,"window":%s' \
 		"$1" "$2" "$3" "$4")
 	[ "$4" != null ] && r+=$(printf ',"windows":%s,"windows_missed":%s' "$5" "$6")
@@ -117,10 +142,29 @@ row() {
 		"$7" "$8" "$9" "$d" "${11}" "${12}" "${13}")
 	r+=$(printf ',"delay_charged_ms_per_s":%s,"delay_paid_ms_per_s":%s,"throttled_bios_per_s":%s,"delay_charged_ms":%s,"delay_paid_ms":%s,"throttled_bios":%s' \
 		"${14}" "${15}" "${16}" "${17}" "${18}" "${19}")
+	# as interval_of(): the counters' differences, unknown if one went back
+	now="$w $wm ${19} $downs $ups"
+	read -r pw pwm pt pd pu <<<"${PREV[$1]:-x}"
+	if [ "$pw" = x ] || [ "$w" -lt "$pw" ] || [ "$wm" -lt "$pwm" ] || [ "${19}" -lt "$pt" ] ||
+	   [ "$downs" -lt "$pd" ] || [ "$ups" -lt "$pu" ]; then
+		r+=',"interval":null'
+	else
+		r+=$(printf ',"interval":{"windows":%s,"windows_missed":%s,"throttled_bios":%s' \
+			$((w - pw)) $((wm - pwm)) $((${19} - pt)))
+		if [ $((${19} - pt)) -gt 0 ]; then r+=',"throttled_wait_mean_us":800.0'
+		else r+=',"throttled_wait_mean_us":null'; fi
+		if [ "${21}" != - ]; then
+			r+=$(printf ',"scale_downs":%s,"scale_ups":%s}' $((downs - pd)) $((ups - pu)))
+		else
+			r+=',"scale_downs":null,"scale_ups":null}'
+		fi
+	fi
+	PREV[$1]=$now
 	[ "${20}" = 1 ] && r+=',"scale_skips":{"raced":0,"protected":0,"few_ios":0}'
 	[ "${21}" != - ] && r+=",\"children\":${21}"
 	r+='}'
 	ROWS+=${ROWS:+,}$r
+	NROWS=$((NROWS + 1))
 }
 
 # The cookie's moves for nr_requests @1: step down from @2, step up from @2.
@@ -147,7 +191,8 @@ half() { [ "$1" = max ] && { echo $(($2 / 2)); return; }; local d=$(($1 / 2)); [
 # enough, loose is halved, tight meets its target and raises the cookie
 # every 500ms until it misses again: a slow cycle.  /iolat-p/swapper (a
 # loose 10 ms target) follows the scale-downs, is charged for its swap-outs
-# and pays.  30 s, 16 requests.
+# and pays.  3 iolat-snoop events are lost at 15 s, 5 of iolat-top's at
+# 20 s.  30 s, 16 requests.
 healthy() {
 	local s=why-healthy.snoop.json p=why-healthy.top.json i ms sec cookie=1000000 dl=max ds=max
 	local downs=0 ups=0 last=-1 w=0 wm=0 prev tm
@@ -197,12 +242,14 @@ healthy() {
 		if [ $((i % 10)) = 9 ]; then
 			tm[$((i / 10))]="$w $wm $cookie $dl $ds $downs $ups"
 		fi
+		# a burst the BPF side could not record: said, and nothing found
+		[ $i = 150 ] && lost 15.050 3 3
 	done
-	OUT=$p; : >"$OUT"
+	OUT=$p; : >"$OUT"; PREV=()
 	for ((sec = 1; sec < 30; sec++)); do
 		read -r w wm cookie dl ds downs ups <<<"${tm[$sec]:-${tm[$((sec - 1))]}}"
 		top_begin
-		row / 1 null null 0 0 9450.0 36.914 9.100 null null unknown 0 null null null 0.000 0.000 0 0 -
+		row / 1 null null 0 0 9450.0 36.914 9.100 null null unknown null null null null 0.000 0.000 0 0 -
 		row /iolat-p 1100 null null 0 0 9450.0 36.914 9.100 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
 			"$(children $cookie /iolat-p/tight 1101 1500 $downs $ups 0 0 0)"
 		st=ok; [ $cookie -lt 1000000 ] && st=throttling
@@ -213,7 +260,7 @@ healthy() {
 			9.100 30.100 0.0 $((sec * 9)).100 $((sec * 30)).100 0 1 -
 		row /iolat-p/tight 1101 1500 "$(winobj true true 30 0 1 hold)" "$w" "$wm" 300.0 1.172 0.000 max \
 			$cookie $st 0 0.000 0.000 0.0 0.000 0.000 0 1 -
-		top_end $sec
+		top_end $sec $([ $sec -ge 20 ] && echo 5 || echo 0)
 	done
 }
 
@@ -246,11 +293,11 @@ unreachable() {
 		w=$((w + 1))
 		[ $((i % 10)) = 0 ] && t_w[$((i / 10))]="$w $cookie $db $ud $downs"
 	done
-	OUT=why-unreachable.top.json; : >"$OUT"
+	OUT=why-unreachable.top.json; : >"$OUT"; PREV=()
 	for ((sec = 1; sec < 20; sec++)); do
 		read -r w cookie db ud downs <<<"${t_w[$sec]}"
 		top_begin
-		row / 1 null null 0 0 1221.0 4.770 0.000 null null unknown 0 null null null 0.000 0.000 0 0 -
+		row / 1 null null 0 0 1221.0 4.770 0.000 null null unknown null null null null 0.000 0.000 0 0 -
 		row /iolat-m 920 null null 0 0 1221.0 4.770 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
 			"$(children $cookie /iolat-m/tight 922 100 $downs 0 0 0 0)"
 		row /iolat-m/batch 921 null null 0 0 $((6277 / (${db/max/16}) + 900)).0 3.600 0.000 $db $cookie \
@@ -308,11 +355,11 @@ swap() {
 		fi
 		[ $((i % 10)) = 0 ] && t_w[$((i / 10))]="$w $wl $wlm $cookie $dn $udn $udl $downs $chg $paid"
 	done
-	OUT=why-swap.top.json; : >"$OUT"
+	OUT=why-swap.top.json; : >"$OUT"; PREV=()
 	for ((sec = 1; sec < 20; sec++)); do
 		read -r w wl wlm cookie dn udn udl downs chg paid <<<"${t_w[$sec]:-${t_w[$((sec + 1))]}}"
 		top_begin
-		row / 1 null null 0 0 5798.0 22.648 36.000 null null unknown 0 null null null 0.000 0.000 0 0 -
+		row / 1 null null 0 0 5798.0 22.648 36.000 null null unknown null null null null 0.000 0.000 0 0 -
 		row /iolat-h 929 null null 0 0 5798.0 22.648 36.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
 			"$(children $cookie /iolat-h/tight 930 100 $downs 0 0 0 0)"
 		row /iolat-h/hog-loose 932 10000 "$(winobj false false 40 9 6 tighter)" "$wl" "$wlm" 2806.0 1.500 17.800 \
@@ -360,7 +407,7 @@ flapping() {
 		w=$((w + 1))
 		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $wm $cookie $dl $downs $ups"
 	done
-	OUT=why-flapping.top.json; : >"$OUT"
+	OUT=why-flapping.top.json; : >"$OUT"; PREV=()
 	for ((sec = 1; sec < 20; sec++)); do
 		read -r w wm cookie dl downs ups <<<"${t_w[$sec]}"
 		top_begin
@@ -409,7 +456,7 @@ recovery() {
 		depth "$sec.410" /iolat-w/loose 1302 $dl $n $cookie 16; dl=$n
 		t_w[$sec]="$w $wm $cookie $dl $downs $ups $timer $forgot"
 	done
-	OUT=why-recovery.top.json; : >"$OUT"
+	OUT=why-recovery.top.json; : >"$OUT"; PREV=()
 	for ((sec = 1; sec < 30; sec++)); do
 		[ -n "${t_w[$sec]:-}" ] && read -r w wm cookie dl downs ups timer forgot <<<"${t_w[$sec]}"
 		top_begin
@@ -440,7 +487,7 @@ tail_case() {
 		w=$((w + 1))
 		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $m"
 	done
-	OUT=why-tail.top.json; : >"$OUT"
+	OUT=why-tail.top.json; : >"$OUT"; PREV=()
 	for ((sec = 1; sec < 15; sec++)); do
 		read -r w m <<<"${t_w[$sec]}"
 		top_begin
@@ -470,11 +517,11 @@ nothing() {
 		w=$((w + 1))
 		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $cookie"
 	done
-	OUT=why-nothing.top.json; : >"$OUT"
+	OUT=why-nothing.top.json; : >"$OUT"; PREV=()
 	for ((sec = 1; sec < 6; sec++)); do
 		read -r w cookie <<<"${t_w[$sec]}"
 		top_begin
-		row / 1 null null 0 0 6300.0 24.609 0.000 null null unknown 0 null null null 0.000 0.000 0 0 -
+		row / 1 null null 0 0 6300.0 24.609 0.000 null null unknown null null null null 0.000 0.000 0 0 -
 		row /iolat-a 1500 null null 0 0 150.0 0.586 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
 			"$(children $cookie /iolat-a/db 1501 1000 $((sec * 2)) 0 0 0 0)"
 		row /iolat-a/db 1501 1000 "$(winobj false false 15 12 1 hold)" "$w" "$w" 150.0 0.586 0.000 max \
@@ -520,13 +567,13 @@ tighter() {
 unknown() {
 	local -a t_w tm
 	local sec
-	OUT=why-unknown.top.json; : >"$OUT"
+	OUT=why-unknown.top.json; : >"$OUT"; PREV=()
 	for ((sec = 1; sec < 10; sec++)); do
 		top_begin
-		row /iolat-u 1700 null null 0 0 2600.0 10.156 0.000 null null unknown 0 0.000 0.000 0.0 0.000 0.000 0 0 -
-		row /iolat-u/batch 1702 null null 0 0 2400.0 9.375 0.000 null null unknown 0 0.000 0.000 0.0 0.000 0.000 0 0 -
+		row /iolat-u 1700 null null 0 0 2600.0 10.156 0.000 null null unknown null 0.000 0.000 0.0 0.000 0.000 0 0 -
+		row /iolat-u/batch 1702 null null 0 0 2400.0 9.375 0.000 null null unknown null 0.000 0.000 0.0 0.000 0.000 0 0 -
 		row /iolat-u/web 1701 5000 "$(winobj true true 20 0 0 ok)" $((sec * 10)) 0 200.0 0.781 0.000 null \
-			1000000 unknown 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+			1000000 unknown null 0.000 0.000 0.0 0.000 0.000 0 1 -
 		top_end $sec
 	done
 }
@@ -560,7 +607,7 @@ ghost() {
 		[ $((i % 20)) != 0 ] && window "$sec" /iolat-g/b 1802 true true 500 10 0 hold $cookie 500
 		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$cookie $dc"
 	done
-	OUT=why-ghost.top.json; : >"$OUT"
+	OUT=why-ghost.top.json; : >"$OUT"; PREV=()
 	for ((sec = 1; sec < 12; sec++)); do
 		read -r cookie dc <<<"${t_w[$sec]}"
 		top_begin
@@ -584,7 +631,7 @@ target_typo() {
 		sec=0.$i
 		window "$sec" /iolat-x/db 1901 false false 3 10 10 hold 1000000 3
 	done
-	OUT=why-target.top.json; : >"$OUT"
+	OUT=why-target.top.json; : >"$OUT"; PREV=()
 	top_begin
 	row /iolat-x/db 1901 3 "$(winobj false false 10 10 1 hold)" 6 6 100.0 0.391 0.000 max null ok 0 \
 		0.000 0.000 0.0 0.000 0.000 0 1 -

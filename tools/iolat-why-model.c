@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iolat-why's model: each group's timeline.  See iolat-why-model.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "iolat-why-model.h"
+
+const char *const why_action_names[WHY_ACT_NR] = {
+	"ok", "hold", "few", "up", "not_owner", "down", "tighter", "offline",
+};
+
+static __u64 hash_key(const char *dev, const char *path)
+{
+	__u64 h = 1469598103934665603ULL;
+
+	for (; *dev; dev++)
+		h = (h ^ (unsigned char)*dev) * 1099511628211ULL;
+	h = (h ^ 0xff) * 1099511628211ULL;
+	for (; *path; path++)
+		h = (h ^ (unsigned char)*path) * 1099511628211ULL;
+	return h;
+}
+
+/* Put group @i in the hash table. */
+static void hash_put(size_t *h, size_t cap, struct why_model *m, size_t i)
+{
+	size_t j = hash_key(m->v[i]->device, m->v[i]->path) & (cap - 1);
+
+	while (h[j])
+		j = (j + 1) & (cap - 1);
+	h[j] = i + 1;
+}
+
+static int rehash(struct why_model *m)
+{
+	size_t cap = m->hcap ? m->hcap * 2 : 256, i;
+	size_t *h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < m->n; i++)
+		hash_put(h, cap, m, i);
+	free(m->hash);
+	m->hash = h;
+	m->hcap = cap;
+	return 0;
+}
+
+static struct why_cg *cg_find(const struct why_model *m, const char *dev,
+			      const char *path)
+{
+	size_t j;
+
+	if (!m->hcap)
+		return NULL;
+	j = hash_key(dev, path) & (m->hcap - 1);
+	for (; m->hash[j]; j = (j + 1) & (m->hcap - 1)) {
+		struct why_cg *c = m->v[m->hash[j] - 1];
+
+		if (!strcmp(c->device, dev) && !strcmp(c->path, path))
+			return c;
+	}
+	return NULL;
+}
+
+static struct why_cg *cg_get(struct why_model *m, const char *dev,
+			     const char *path, double t)
+{
+	struct why_cg *c = cg_find(m, dev, path);
+
+	if (!c) {
+		if (m->n == m->cap) {
+			size_t cap = m->cap ? m->cap * 2 : 64;
+			struct why_cg **v = realloc(m->v, cap * sizeof(*v));
+
+			if (!v)
+				return NULL;
+			m->v = v;
+			m->cap = cap;
+		}
+		if ((m->n + 1) * 2 > m->hcap && rehash(m))
+			return NULL;
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->path = strdup(path);
+		if (!c->path) {
+			free(c);
+			return NULL;
+		}
+		snprintf(c->device, sizeof(c->device), "%s", dev);
+		c->depth = c->min_depth = WHY_DEPTH_MAX;
+		c->min_cookie = WHY_DEFAULT_COOKIE;
+		c->iops_min = INFINITY;
+		c->first_t = t;
+		m->v[m->n] = c;
+		hash_put(m->hash, m->hcap, m, m->n);
+		m->n++;
+	}
+	if (t > c->last_t)
+		c->last_t = t;
+	return c;
+}
+
+/* The group with cgroup id @id on @dev, or on any device; NULL if unseen. */
+struct why_cg *why_cg_by_id(const struct why_model *m, const char *dev, __u64 id)
+{
+	struct why_cg *any = NULL;
+	size_t i;
+
+	for (i = 0; id && i < m->n; i++) {
+		if (m->v[i]->id != id)
+			continue;
+		if (!strcmp(m->v[i]->device, dev))
+			return m->v[i];
+		any = m->v[i];
+	}
+	return any;
+}
+
+int why_grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 16;
+	void *p = realloc(*v, c * size);
+
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+static int wlog_add(struct why_wlog *l, const struct why_win *w)
+{
+	if (why_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
+		return -ENOMEM;
+	l->v[l->n++] = *w;
+	return 0;
+}
+
+/* A depth seen at @t; sorted and reduced to changes by why_model_finish(). */
+static int depth_add(struct why_cg *c, double t, __u32 depth)
+{
+	/*
+	 * The same depth again from the same source (iolat-top repeats it
+	 * every interval): the first of a run is the one that matters, and a
+	 * long recording of many groups stays small.
+	 */
+	if (c->dn && c->dv[c->dn - 1].depth == depth && c->dv[c->dn - 1].t <= t)
+		return 0;
+	if (why_grow((void **)&c->dv, &c->dcap, c->dn, sizeof(*c->dv)))
+		return -ENOMEM;
+	c->dv[c->dn++] = (struct why_depth){ t, depth };
+	return 0;
+}
+
+static int scale_add(struct why_cg *p, const struct why_scale *s)
+{
+	p->is_parent = true;
+	if (s->new < p->min_cookie)
+		p->min_cookie = s->new;
+	if (why_grow((void **)&p->sv, &p->scap, p->sn, sizeof(*p->sv)))
+		return -ENOMEM;
+	p->sv[p->sn++] = *s;
+	return 0;
+}
+
+/* "/a/b" -> "/a"; "/a" -> "/"; "/" -> "" (no parent). */
+void why_parent_path(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || !strcmp(path, "/")) {
+		snprintf(out, len, "%s", "");
+		return;
+	}
+	if (slash == path)
+		snprintf(out, len, "/");
+	else
+		snprintf(out, len, "%.*s", (int)(slash - path), path);
+}
+
+static struct why_cg *parent_of(struct why_model *m, const struct why_cg *c,
+				bool create)
+{
+	static char pp[WHY_NAME_LEN];
+
+	why_parent_path(c->path, pp, sizeof(pp));
+	if (!pp[0])
+		return NULL;
+	return create ? cg_get(m, c->device, pp, c->last_t) : cg_find(m, c->device, pp);
+}
+
+struct why_cg *why_parent_of(struct why_model *m, const struct why_cg *c)
+{
+	return parent_of(m, c, false);
+}
+
+static void span(struct why_model *m, double t)
+{
+	if (t <= 0)
+		return;
+	if (!m->first || t < m->first)
+		m->first = t;
+	if (t > m->last)
+		m->last = t;
+}
+
+struct why_model *why_model_new(void)
+{
+	return calloc(1, sizeof(struct why_model));
+}
+
+void why_model_free(struct why_model *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->n; i++) {
+		free(m->v[i]->path);
+		free(m->v[i]->ws.v);
+		free(m->v[i]->wt.v);
+		free(m->v[i]->dv);
+		free(m->v[i]->sv);
+		free(m->v[i]);
+	}
+	free(m->v);
+	free(m->hash);
+	free(m);
+}
+
+void why_model_lost(struct why_model *m, enum why_source src, __u64 total)
+{
+	/* A total since the tool started: the largest is the last. */
+	if (total > m->lost[src])
+		m->lost[src] = total;
+}
+
+static void note_target(struct why_cg *c, __u64 us, double t)
+{
+	c->target_us = us;
+	if (us)
+		c->ever_target = true;
+	if (us && (us < WHY_TARGET_TINY_US || us > WHY_TARGET_HUGE_US) && !c->odd_target_us) {
+		c->odd_target_us = us;
+		c->odd_target_t = t;
+	}
+}
+
+static int event_window(struct why_model *m, struct why_cg *c,
+			const struct why_event *e)
+{
+	struct why_win w = {
+		.t = e->time, .samples = e->samples, .missed = e->missed,
+		.mean_us = e->mean_us, .action = e->action, .win_met = e->win_met,
+		.ssd = e->ssd, .scale_lat_us = e->scale_lat_us,
+		.verdict_missed = !e->met && e->action != WHY_ACT_OFFLINE,
+	};
+	struct why_cg *p = parent_of(m, c, true);
+
+	if (!p)
+		return -ENOMEM;
+	if (e->target_us)
+		note_target(c, e->target_us, e->time);
+	else if (e->action != WHY_ACT_OFFLINE)
+		c->sub_us_target = true;	/* windows run only with a target */
+	if (e->action == WHY_ACT_OFFLINE && !c->gone) {
+		c->gone = true;
+		c->gone_t = e->time;
+	}
+	/*
+	 * A scale-down that moved the cookie traced its cookie event first;
+	 * one that finds none is a down at the floor, where the cookie stays.
+	 */
+	if (e->action == WHY_ACT_DOWN) {
+		p->is_parent = true;
+		p->last_down_window = e->time;
+		if (p->pending_downs) {
+			p->pending_downs--;
+		} else {
+			if (!p->noop_downs++) {
+				p->floor_t = e->time;
+				p->floor_cookie = e->cookie;
+			}
+		}
+	}
+	return wlog_add(&c->ws, &w);
+}
+
+int why_model_event(struct why_model *m, const struct why_event *e)
+{
+	struct why_cg *c, *p;
+	struct why_scale s;
+
+	m->events++;
+	span(m, e->time);
+	if (!e->cgroup[0]) {
+		/* Per-bio events carry an id: the group seen with it before. */
+		c = e->cgroup_id ? why_cg_by_id(m, e->device, e->cgroup_id) : NULL;
+		if (!c)
+			return 0;
+	} else {
+		c = cg_get(m, e->device, e->cgroup, e->time);
+		if (!c)
+			return -ENOMEM;
+		if (e->cgroup_id)
+			c->id = e->cgroup_id;
+	}
+
+	switch (e->type) {
+	case WHY_EV_WINDOW:
+		return event_window(m, c, e);
+	case WHY_EV_TARGET:
+		if (e->by == WHY_BY_OFFLINE) {
+			c->gone = true;
+			c->gone_t = e->time;
+			c->target_us = 0;
+		} else {
+			note_target(c, e->new, e->time);
+		}
+		return 0;
+	case WHY_EV_COOKIE:
+	case WHY_EV_FORGOT:
+	case WHY_EV_RESET:
+		s = (struct why_scale){ .t = e->time, .culprit_id = e->culprit_id,
+			.old = e->old, .new = e->new, .type = e->type, .by = e->by,
+			.named = e->culprit[0] != '\0' };
+		if (e->type == WHY_EV_COOKIE && e->by == WHY_BY_WINDOW && e->new < e->old)
+			c->pending_downs++;
+		if (e->culprit[0] && e->culprit_id) {
+			struct why_cg *cul = cg_get(m, e->device, e->culprit, e->time);
+
+			if (!cul)
+				return -ENOMEM;
+			cul->id = e->culprit_id;
+		}
+		return scale_add(c, &s);
+	case WHY_EV_DEPTH:
+		if (e->nr_requests)
+			c->nr_requests = e->nr_requests;
+		p = parent_of(m, c, true);
+		if (!p)
+			return -ENOMEM;
+		if (e->nr_requests)
+			p->nr_requests = e->nr_requests;
+		return depth_add(c, e->time, e->new);
+	case WHY_EV_USE_DELAY:
+		c->use_delay = e->ud_new;
+		if (e->ud_new > c->max_use_delay)
+			c->max_use_delay = e->ud_new;
+		return 0;
+	case WHY_EV_SKIP:
+		return 0;
+	case WHY_EV_CHARGE:
+		c->charges++;
+		c->charged_ev_us += e->charge_us;
+		return 0;
+	case WHY_EV_PAY:
+		c->pays++;
+		c->paid_ev_us += e->slept_us;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int why_model_row(struct why_model *m, const struct why_row *r)
+{
+	struct why_cg *c;
+
+	m->rows++;
+	span(m, r->time);
+	c = cg_get(m, r->device, r->cgroup, r->time);
+	if (!c)
+		return -ENOMEM;
+	if (r->cgroup_id)
+		c->id = r->cgroup_id;
+	c->rows++;
+	c->last_row_t = r->time;
+	if (r->target_us)
+		note_target(c, r->target_us, r->time);
+	else if (c->target_us && !r->has_window)
+		c->target_us = 0;
+	/* One window per interval at most: the last, when a new one ended. */
+	if (r->has_window && r->windows > c->top_windows) {
+		struct why_win w = {
+			.t = r->time, .samples = r->samples, .missed = r->missed,
+			.mean_us = r->mean_us, .action = r->action,
+			.win_met = r->win_met, .ssd = r->ssd,
+			.verdict_missed = !r->met && r->action != WHY_ACT_OFFLINE,
+		};
+
+		if (wlog_add(&c->wt, &w))
+			return -ENOMEM;
+	}
+	if (r->windows > c->top_windows)
+		c->top_windows = r->windows;
+	if (r->windows_missed > c->top_missed)
+		c->top_missed = r->windows_missed;
+	if (r->depth_known) {
+		if (depth_add(c, r->time, r->depth))
+			return -ENOMEM;
+	} else {
+		c->rows_unknown++;
+	}
+	if (r->use_delay > c->max_use_delay)
+		c->max_use_delay = r->use_delay;
+	if (r->depth_known || r->use_delay)
+		c->use_delay = r->use_delay;
+	if (r->charged_ms > c->charged_ms)
+		c->charged_ms = r->charged_ms;
+	if (r->paid_ms > c->paid_ms)
+		c->paid_ms = r->paid_ms;
+	if (r->use_delay > 0 && !isnan(r->write_mbps) && r->interval_s > 0) {
+		c->write_mb_delayed += r->write_mbps * r->interval_s;
+		c->delayed_s += r->interval_s;
+	}
+	if (!isnan(r->iops)) {
+		if (r->iops < c->iops_min)
+			c->iops_min = r->iops;
+		if (r->iops > c->iops_max)
+			c->iops_max = r->iops;
+		c->iops_sum += r->iops;
+		c->iops_n++;
+	}
+	if (r->has_children) {
+		struct why_scale s = { .t = r->time, .culprit_id = r->culprit_id,
+			.old = r->child_cookie, .new = r->child_cookie,
+			.type = WHY_EV_NR, .named = r->culprit[0] != '\0' };
+		bool moved = r->scale_downs > c->top_downs || r->scale_ups > c->top_ups;
+
+		/* Kept when it says something: a move, or a low cookie. */
+		if (moved || r->child_cookie < WHY_DEFAULT_COOKIE || r->culprit_id) {
+			/* counters since iolat-top started; smaller: restarted */
+			s.downs = r->scale_downs - (r->scale_downs >= c->top_downs ? c->top_downs : 0);
+			s.ups = r->scale_ups - (r->scale_ups >= c->top_ups ? c->top_ups : 0);
+			if (scale_add(c, &s))
+				return -ENOMEM;
+		}
+		c->is_parent = true;
+		c->top_downs = r->scale_downs;
+		c->top_ups = r->scale_ups;
+		c->top_timer_ups = r->timer_ups;
+		if (r->culprit[0] && r->culprit_id) {
+			struct why_cg *cul = cg_get(m, r->device, r->culprit, r->time);
+
+			if (!cul)
+				return -ENOMEM;
+			cul->id = r->culprit_id;
+		}
+	}
+	return 0;
+}
+
+static int cmp_depth(const void *a, const void *b)
+{
+	const struct why_depth *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static int cmp_scale(const void *a, const void *b)
+{
+	const struct why_scale *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/*
+ * The two recordings are read one after the other (or as their lines
+ * come): put each group's depths and scale events in time order, and
+ * reduce the depths to changes.
+ */
+void why_model_finish(struct why_model *m)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < m->n; i++) {
+		struct why_cg *c = m->v[i];
+
+		qsort(c->sv, c->sn, sizeof(*c->sv), cmp_scale);
+		qsort(c->dv, c->dn, sizeof(*c->dv), cmp_depth);
+		c->depth_changes = 0;
+		c->min_depth = WHY_DEPTH_MAX;
+		for (j = k = 0; j < c->dn; j++) {
+			if (k && c->dv[k - 1].depth == c->dv[j].depth)
+				continue;
+			if (k)
+				c->depth_changes++;
+			if (c->dv[j].depth < c->min_depth)
+				c->min_depth = c->dv[j].depth;
+			c->dv[k++] = c->dv[j];
+		}
+		c->dn = k;
+		c->depth_known = k > 0;
+		c->depth = k ? c->dv[k - 1].depth : WHY_DEPTH_MAX;
+	}
+}

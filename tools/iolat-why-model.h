@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iolat-why's model: what io.latency did per (device, cgroup), built from
+ * iolat-snoop's decisions and iolat-top's intervals as they are fed -
+ * each group's windows, depths, scale events, targets and induced delay
+ * on one timeline.  Plain inputs (struct why_event, struct why_row), no
+ * JSON (iolat-json.c decodes the recordings) and no conclusions (the
+ * rules in iolat-why-rules.c read the model once it is finished).
+ */
+#ifndef __IOLAT_WHY_MODEL_H
+#define __IOLAT_WHY_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+#define WHY_NAME_LEN 4096
+#define WHY_DEV_LEN 64
+#define WHY_DEFAULT_COOKIE 1000000U
+#define WHY_DEPTH_MAX 0xffffffffU
+/*
+ * Targets that read as a typo, for the rule target_not_as_meant: the
+ * model notes the first one a group had, and when, as it goes.
+ */
+#define WHY_TARGET_TINY_US	20	/* below any device's completion time */
+#define WHY_TARGET_HUGE_US	1000000	/* a second: the longest window */
+
+/* iolat-snoop's event kinds ("event"). */
+enum why_ev_type {
+	WHY_EV_WINDOW, WHY_EV_TARGET, WHY_EV_COOKIE, WHY_EV_FORGOT,
+	WHY_EV_DEPTH, WHY_EV_THROTTLE, WHY_EV_USE_DELAY, WHY_EV_CHARGE,
+	WHY_EV_PAY, WHY_EV_ENABLE, WHY_EV_RESET, WHY_EV_SKIP, WHY_EV_NR,
+};
+
+/* A window's action, as the kernel's enum iolatency_window_action. */
+enum why_action {
+	WHY_ACT_OK, WHY_ACT_HOLD, WHY_ACT_FEW, WHY_ACT_UP, WHY_ACT_NOT_OWNER,
+	WHY_ACT_DOWN, WHY_ACT_TIGHTER, WHY_ACT_OFFLINE, WHY_ACT_NR,
+};
+
+enum why_skip { WHY_SKIP_RACED, WHY_SKIP_PROTECTED, WHY_SKIP_FEW_IOS, WHY_SKIP_NR };
+
+/* "by" of scale events and targets. */
+enum why_by { WHY_BY_WINDOW, WHY_BY_TIMER, WHY_BY_TARGET, WHY_BY_OFFLINE,
+	      WHY_BY_USER, WHY_BY_OTHER };
+
+extern const char *const why_action_names[WHY_ACT_NR];
+
+/* One iolat-snoop decision.  Times are seconds since the epoch. */
+struct why_event {
+	double time;
+	enum why_ev_type type;
+	char device[WHY_DEV_LEN];
+	char cgroup[WHY_NAME_LEN];	/* "" when the tool had no path */
+	__u64 cgroup_id;
+	/* window */
+	bool met, win_met, ssd;
+	enum why_action action;
+	__u64 target_us, win_ms, samples, missed, mean_us;
+	__u32 cookie;			/* window, depth */
+	__u64 scale_lat_us;		/* window, scale events, skip */
+	/* target: old_us, new_us; scale events and depth: old, new */
+	__u64 old, new;			/* depth: WHY_DEPTH_MAX for max */
+	enum why_by by;
+	/* scale events */
+	char culprit[WHY_NAME_LEN];	/* "" when unknown or gone */
+	__u64 culprit_id;		/* 0: none */
+	__u64 idle_ms;
+	/* skip */
+	enum why_skip reason;
+	/* depth */
+	__u32 nr_requests;
+	/* use_delay: old, new as signed */
+	__s64 ud_old, ud_new;
+	__u64 delay_us, charge_us, slept_us;
+};
+
+/* One iolat-top row of one interval. */
+struct why_row {
+	double time, interval_s;
+	char device[WHY_DEV_LEN];
+	char cgroup[WHY_NAME_LEN];
+	__u64 cgroup_id;
+	bool rotational;
+	__u64 target_us;		/* 0: none */
+	bool has_window;
+	bool met, win_met, ssd;
+	enum why_action action;
+	__u64 samples, missed, mean_us, windows, windows_missed;
+	double iops, read_mbps, write_mbps;	/* NAN: unknown */
+	bool depth_known;
+	__u32 depth;			/* WHY_DEPTH_MAX for max */
+	bool unknown_state;		/* "state": "unknown" */
+	__s64 use_delay;
+	double charged_ms, paid_ms;	/* cumulative */
+	__u64 skips[WHY_SKIP_NR];
+	bool has_children;
+	__u32 child_cookie;
+	char culprit[WHY_NAME_LEN];
+	__u64 culprit_id;
+	__u64 scale_downs, scale_ups, timer_ups, forgotten, resets;
+};
+
+/* The two tools the model learns from. */
+enum why_source { WHY_SRC_SNOOP, WHY_SRC_TOP, WHY_SRC_NR };
+
+/* ---- the model, as the rules read it ---- */
+
+/* One window of a group, from either source. */
+struct why_win {
+	double t;
+	__u32 samples, missed;	/* missed: bios over target (non-rotational) */
+	__u32 mean_us;		/* rotational */
+	__u64 scale_lat_us;	/* the culprit's target; 0 unknown (iolat-top) */
+	__u8 action, verdict_missed, win_met, ssd;
+};
+
+struct why_wlog {
+	struct why_win *v;
+	size_t n, cap;
+};
+
+/* A scale event of a parent, kept for flapping, recovery, ghosts. */
+struct why_scale {
+	double t;
+	__u64 culprit_id;
+	__u32 old, new;
+	__u32 downs, ups;	/* a top row: since the previous interval */
+	__u8 type;		/* enum why_ev_type, or WHY_EV_NR for a top row */
+	__u8 by;
+	bool named;		/* the culprit's path was known */
+};
+
+struct why_depth {		/* a depth change (or a row's depth) */
+	double t;
+	__u32 depth;
+};
+
+struct why_cg {
+	char device[WHY_DEV_LEN];
+	char *path;
+	__u64 id;
+	double first_t, last_t;
+	double last_row_t;	/* its last iolat-top row */
+	/* target */
+	__u64 target_us;	/* the last known; 0 none */
+	bool ever_target;
+	__u64 odd_target_us;	/* a target that looks mistyped, and when */
+	double odd_target_t;
+	bool sub_us_target;
+	bool gone;
+	double gone_t;
+	/* windows: iolat-snoop's, iolat-top's samples and counters */
+	struct why_wlog ws, wt;
+	__u64 top_windows, top_missed;
+	/* depth and use_delay */
+	struct why_depth *dv;
+	size_t dn, dcap;
+	bool depth_known;
+	__u32 depth, min_depth, nr_requests;
+	__u64 depth_changes;
+	__s64 use_delay, max_use_delay;
+	/* induced delay */
+	double charged_ms, paid_ms;	/* iolat-top's cumulative */
+	double charged_ev_us, paid_ev_us;	/* iolat-snoop's events */
+	__u64 charges, pays;
+	double write_mb_delayed, delayed_s;	/* writes while use_delay > 0 */
+	/* IO */
+	double iops_min, iops_max, iops_sum;
+	__u64 iops_n;
+	__u64 rows, rows_unknown;
+	/* parent side */
+	bool is_parent;
+	__u32 min_cookie;
+	struct why_scale *sv;
+	size_t sn, scap;
+	__u64 top_downs, top_ups, top_timer_ups;
+	__u64 pending_downs, noop_downs;
+	double last_down_window;	/* a child's window with action down */
+	double floor_t;
+	__u32 floor_cookie;
+};
+
+struct why_model {
+	struct why_cg **v;	/* each its own allocation: pointers stay */
+	size_t n, cap;
+	size_t *hash;		/* index + 1; 0 empty */
+	size_t hcap;
+	double first, last;
+	size_t events, rows;
+	__u64 lost[WHY_SRC_NR];
+};
+
+struct why_model *why_model_new(void);
+void why_model_free(struct why_model *m);
+/* Feed it, in time order per source; 0 or -ENOMEM. */
+int why_model_event(struct why_model *m, const struct why_event *e);
+int why_model_row(struct why_model *m, const struct why_row *r);
+/*
+ * Events a tool's BPF side could not record, since it started (its
+ * "lost_events"): the findings rest on every decision being there.
+ */
+void why_model_lost(struct why_model *m, enum why_source src, __u64 total);
+/*
+ * Once everything is fed: each group's depths and scale events in time
+ * order (the two recordings come one after the other, or interleaved),
+ * its depths reduced to changes.  why_analyse() calls it.
+ */
+void why_model_finish(struct why_model *m);
+
+/* Lookups for the rules. */
+struct why_cg *why_cg_by_id(const struct why_model *m, const char *dev, __u64 id);
+struct why_cg *why_parent_of(struct why_model *m, const struct why_cg *c);
+/* "/a/b" -> "/a"; "/a" -> "/"; "/" -> "" (no parent). */
+void why_parent_path(const char *path, char *out, size_t len);
+/* Make room for one more in *@v (of *@cap, @n used): 0 or -ENOMEM. */
+int why_grow(void **v, size_t *cap, size_t n, size_t size);
+
+#endif /* __IOLAT_WHY_MODEL_H */
