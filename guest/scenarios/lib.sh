@@ -224,3 +224,17 @@ group_check() {
 	echo "$g" | jq -e "$2" >/dev/null || fail "$1: $3: $g"
 	note "$1: $3"
 }
+
+# why_expect RULE CGROUP: tools/iolat-why, on the last recording, finds
+# RULE for CGROUP (and exits 1, its status for findings).
+why_expect() {
+	local out rc
+	out=$("$TOOLS/iolat-why" -j --top "$REC")
+	rc=$?
+	[ "$rc" = 1 ] || fail "iolat-why --top $REC exited $rc, want 1 (findings): $out"
+	echo "$out" | jq -e --arg r "$1" --arg c "$2" \
+		'any(.findings[]; .rule == $r and .cgroup == $c)' >/dev/null ||
+		fail "iolat-why found no $1 for $2, but: $(echo "$out" |
+			jq -r '[.findings[] | .rule + " " + (.cgroup // "-")] | join(", ")')"
+	note "iolat-why: $1 for $2"
+}

@@ -16,3 +16,4 @@ done
 group_check /iolat-r/hog '.target_us == 10000 and .max_use_delay >= 1' "target 10000us, use_delay on"
 group_check /iolat-r/hog '.charged_ms > 0 and .paid_ms > 0' "charged delay and paid some"
 group_check /iolat-r/db '.target_us == 1000 and .windows_missed > 0' "db missed its target"
+why_expect unreachable_target /iolat-r/db

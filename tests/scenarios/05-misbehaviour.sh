@@ -33,3 +33,5 @@ grep -q '@charged_us\[/iolat-h/hog-loose\]: [1-9]' "$out.charges.txt" ||
 	fail "bpftrace: delay charged to hog-none"
 grep -q '@use_delay_on\[/iolat-h/hog-none\]' "$out.charges.txt" ||
 	fail "bpftrace: use_delay never on for hog-none"
+why_expect unreachable_target /iolat-m/tight
+why_expect no_charge_without_target /iolat-h/hog-none
