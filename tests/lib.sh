@@ -211,6 +211,14 @@ timed_wait() {
 	note "$what: after $WAITED s (bound $secs s)"
 }
 
+# has_line FILE ERE WHY: FILE has a line that is ERE, whole (grep -Ex):
+# the first two such lines are shown and all are left in $LINES; if none
+# is, the test fails saying WHY.
+has_line() {
+	LINES=$(grep -Ex -- "$2" "$1") || fail "$3"
+	head -2 <<<"$LINES"
+}
+
 # pid_gone PID: the process has ended.
 pid_gone() { ! kill -0 "$1" 2>/dev/null; }
 
