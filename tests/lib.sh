@@ -108,6 +108,24 @@ iostat_key() {
 	}' "$CG/$1/io.stat"
 }
 
+# kernel_kasan: the running kernel is built with KASAN, i.e. it is the
+# debug kernel (make kernel-debug: KASAN and lockdep, 3-6x slower under
+# TCG), where tests that repeat rounds run fewer of them.  Asked of the
+# kernel's own config, or failing that of KASAN's debugfs directory, or
+# of kasan_multi_shot on the command line (tests/run boots only the
+# debug kernel with it).  The files are variables for tests/host.
+KERNEL_CONFIG=${KERNEL_CONFIG:-/proc/config.gz}
+KERNEL_CMDLINE=${KERNEL_CMDLINE:-/proc/cmdline}
+KASAN_DEBUGFS=${KASAN_DEBUGFS:-/sys/kernel/debug/kasan}
+kernel_kasan() {
+	if [ -r "$KERNEL_CONFIG" ]; then
+		zcat "$KERNEL_CONFIG" 2>/dev/null | grep -qx 'CONFIG_KASAN=y'
+		return
+	fi
+	[ -e "$KASAN_DEBUGFS" ] && return 0
+	grep -qw kasan_multi_shot "$KERNEL_CMDLINE" 2>/dev/null
+}
+
 debug_stats() {
 	echo "${1:-1}" >/sys/module/blk_cgroup/parameters/blkcg_debug_stats ||
 		fail "cannot set blkcg_debug_stats"
@@ -209,6 +227,14 @@ timed_wait() {
 	wait_for "$secs" "$@" || { note "$what: not within $secs s"; return 1; }
 	WAITED=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 	note "$what: after $WAITED s (bound $secs s)"
+}
+
+# has_line FILE ERE WHY: FILE has a line that is ERE, whole (grep -Ex):
+# the first two such lines are shown and all are left in $LINES; if none
+# is, the test fails saying WHY.
+has_line() {
+	LINES=$(grep -Ex -- "$2" "$1") || fail "$3"
+	head -2 <<<"$LINES"
 }
 
 # pid_gone PID: the process has ended.

@@ -130,3 +130,11 @@ expect 2 "kernel not built .*kbuild-debug" \
 	env BUILD="$tmp/build" IOLAT_GUEST_RUN="$tmp/guest-run" "$REPO/tests/run" debug:harness
 expect 2 "kernel not built .*kbuild-debug" \
 	env BUILD="$tmp/build" IOLAT_GUEST_RUN="$tmp/guest-run" "$REPO/tests/run" --variant debug
+
+# The default run's debug subset has culprit removal (the issue: in every
+# CI run, on the debug kernel), and the device and throttled-group ones.
+debug_set=$("$REPO/tests/run" --help | tr -s ' \n' '  ' | sed -n 's/.*(make kernel), then \(.*\) again on the debug kernel.*/\1/p')
+for t in reliability/03-remove-throttled reliability/06-remove-device reliability/07-remove-culprit tools/04-core; do
+	[[ " $debug_set " == *" $t "* ]] || fail "the default debug subset lacks $t: $debug_set"
+done
+note "debug subset: $debug_set"

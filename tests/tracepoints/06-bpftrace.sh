@@ -3,14 +3,20 @@
 # steps, delay slept by dd, missed windows, time at depth 1.
 #
 # bpftrace starts slowly under emulation, each script at its own pace, so
-# the scripts run with no time limit of their own (no argument: $1 is 0);
-# once all are tracing the scenario runs for $run s, then SIGINT ends them
-# all and each prints its summary, as after Ctrl-C.
+# the scripts run with no time limit of their own (no argument: $1 is 0)
+# and the test waits for each to say it is tracing, within one generous
+# limit for all.  Then the scenario runs until the scripts have printed
+# the lines checked below that they print as events come (a scale-down by
+# tight, loose's last depth step, a missed window) and dd has paid delay
+# (iolatency_delay_pay through tracefs too: iolat-delay-hist prints only
+# at exit), then SIGINT ends them all and each prints its summary, as
+# after Ctrl-C.
 . "$IOLAT_REPO/tests/lib.sh"
 
 B=$IOLAT_REPO/tracepoints
 scripts="iolat-scale iolat-depth iolat-delay-hist iolat-window iolat-depth1 iolat-culprit"
-run=60		# s of scenario traced
+start=300	# s for all six to compile and attach, side by side
+run=240		# s at most for the scenario to show what is checked
 declare -A PID
 for s in $scripts; do
 	BPFTRACE_STRLEN=64 bpftrace "$B/$s.bt" >/tmp/$s.out 2>&1 &
@@ -19,15 +25,40 @@ for s in $scripts; do
 done
 # bg_track's EXIT trap stops the scripts if the test fails before SIGINT.
 trap 'bg_stop; swapoff /dev/iolat0 2>/dev/null' EXIT
+# bpftrace prints "Attaching N probes..." once the script is compiled;
+# the script's BEGIN prints "Tracing ..." once every probe is attached.
+deadline=$((SECONDS + start))
 for s in $scripts; do
-	tracer_wait 180 "${PID[$s]}" grep -q '^Tracing' /tmp/$s.out
-	rc=$?
-	[ $rc = 0 ] || { cat /tmp/$s.out; fail "$s did not start (tracer_wait $rc: 1 it ended, 124 not within 180 s)"; }
+	for line in '^Attaching [0-9]+ probes?' '^Tracing '; do
+		tracer_wait $((deadline - SECONDS)) "${PID[$s]}" grep -Eq "$line" /tmp/$s.out
+		rc=$?
+		[ $rc = 0 ] || { cat /tmp/$s.out
+			fail "$s: no /$line/ (tracer_wait $rc: 1 it ended, 124 not within $start s)"; }
+	done
 done
-note "all scripts tracing after $SECONDS s"
-sleep 3
+note "all scripts tracing after $SECONDS s (bound $start s)"
+
+# Every line checked is of the shape its script prints (see each script's
+# header): a line of its own per event, or a map entry of its summary.
+T='[0-9][0-9]:[0-9][0-9]:[0-9][0-9]'	# time("%H:%M:%S ")
+trace_events iolatency_delay_pay
 swap_scenario_start
-sleep $run
+tid=$(cg_id iolat-p/tight)
+culprit_line="$T iolat0 +/iolat-p +/iolat-p/tight +$tid +1000us ([0-9]+)->([0-9]+)"
+last_step_line="$T iolat0 +/iolat-p/loose +2->1 +[0-9]+"
+window_line="$T iolat0 +/iolat-p/tight +ssd [0-9]+/[0-9]+ bios over 1000us = [0-9]+\.[0-9]% \(limit 10% = [0-9]+\) win=[0-9]+ms action=down"
+# seen: what the scenario must show, with what is still missing in $MISSING.
+seen() {
+	MISSING=
+	grep -Eqx "$culprit_line" /tmp/iolat-culprit.out || MISSING+=" scale-down-by-tight"
+	grep -Eqx "$last_step_line" /tmp/iolat-depth.out || MISSING+=" loose-depth-2->1"
+	grep -Eqx "$window_line" /tmp/iolat-window.out || MISSING+=" missed-window"
+	grep -q 'iolatency_delay_pay: \[iolat0\] cgroup_id=[0-9]* pid=[0-9]* comm=dd ' \
+		"$TRACEFS/trace" || MISSING+=" dd-paid-delay"
+	[ -z "$MISSING" ]
+}
+timed_wait $run "the scenario shown to the scripts" seen ||
+	fail "within $run s of the scenario, still missing:$MISSING"
 for s in $scripts; do kill -INT "${PID[$s]}" 2>/dev/null; done
 for s in $scripts; do
 	tracer_end 60 "${PID[$s]}"
@@ -39,42 +70,31 @@ for s in $scripts; do
 	! grep -qi 'error' /tmp/$s.out || fail "$s reported an error"
 done
 
-# Every line checked is of the shape its script prints (see each script's
-# header): a line of its own per event, or a map entry of its summary.
-T='[0-9][0-9]:[0-9][0-9]:[0-9][0-9]'	# time("%H:%M:%S ")
+# out SCRIPT ERE WHY: SCRIPT printed a line that is ERE (has_line).
+out() { has_line "/tmp/$1.out" "$2" "$1: $3"; }
 
 # iolat-culprit: a line per scale-down, "TIME DEVICE PARENT CULPRIT
 # CULPRIT_ID SCALE_LAT OLD->NEW" (the event names the culprit by id, the
 # script its path, learnt from tight's target event), and the scale-downs
 # counted per culprit id, mapped to tight's path.
-tid=$(cg_id iolat-p/tight)
-lines=$(grep -E "^$T iolat0 +/iolat-p +/iolat-p/tight +$tid +1000us ([0-9]+)->([0-9]+)\$" /tmp/iolat-culprit.out)
-[ -n "$lines" ] || fail "iolat-culprit: no scale-down line naming tight (id $tid, scale_lat 1000us)"
-head -2 <<<"$lines"
+out iolat-culprit "$culprit_line" "no scale-down line naming tight (id $tid, scale_lat 1000us)"
 # (each line a scale-down: the cookie fell)
 awk '{ split($NF, c, "->"); if (c[2] + 0 >= c[1] + 0) { print "not a scale-down: " $0; bad = 1 } }
-     END { exit bad }' <<<"$lines" || fail "iolat-culprit: a line for a cookie that did not fall"
-grep -Ex "@downs\[iolat0, $tid\]: [1-9][0-9]*" /tmp/iolat-culprit.out ||
-	fail "iolat-culprit: no scale-downs counted for tight (id $tid)"
-grep -Ex "@culprit\[$tid\]: /iolat-p/tight" /tmp/iolat-culprit.out ||
-	fail "iolat-culprit: id $tid not mapped to /iolat-p/tight"
+     END { exit bad }' <<<"$LINES" || fail "iolat-culprit: a line for a cookie that did not fall"
+out iolat-culprit "@downs\[iolat0, $tid\]: [1-9][0-9]*" "no scale-downs counted for tight (id $tid)"
+out iolat-culprit "@culprit\[$tid\]: /iolat-p/tight" "id $tid not mapped to /iolat-p/tight"
 
 # iolat-depth: "TIME DEVICE CGROUP OLD->NEW COOKIE", loose's first halving
 # from max and its last one, to 1.
 want=$(depth_halvings iolat0)
 first=${want%% *}
-grep -E "^$T iolat0 +/iolat-p/loose +$first +[0-9]+\$" /tmp/iolat-depth.out ||
-	fail "iolat-depth: no $first line for loose (steps $want)"
-grep -E "^$T iolat0 +/iolat-p/loose +2->1 +[0-9]+\$" /tmp/iolat-depth.out ||
-	fail "iolat-depth: no 2->1 line for loose"
+out iolat-depth "$T iolat0 +/iolat-p/loose +$first +[0-9]+" "no $first line for loose (steps $want)"
+out iolat-depth "$last_step_line" "no 2->1 line for loose"
 
 # iolat-scale: scale-downs of /iolat-p counted, by a window.
-grep -Ex '@down\[iolat0, /iolat-p\]: [1-9][0-9]*' /tmp/iolat-scale.out ||
-	fail "iolat-scale: no scale-down counted for /iolat-p"
-grep -Ex '  window: [1-9][0-9]* down, [0-9]+ up' /tmp/iolat-scale.out ||
-	fail "iolat-scale: no scale-down by a window"
-grep -Ex '  timer:  [0-9]+ down, [0-9]+ up' /tmp/iolat-scale.out ||
-	fail "iolat-scale: no count of the timer's scale events"
+out iolat-scale '@down\[iolat0, /iolat-p\]: [1-9][0-9]*' "no scale-down counted for /iolat-p"
+out iolat-scale '  window: [1-9][0-9]* down, [0-9]+ up' "no scale-down by a window"
+out iolat-scale '  timer:  [0-9]+ down, [0-9]+ up' "no count of the timer's scale events"
 
 # iolat-delay-hist: a histogram keyed "@slept_us[dd, PID]:", its bucket
 # lines "[LOW, HIGH)   COUNT |@@@|", at least one with a count.
@@ -93,16 +113,10 @@ awk '/^@slept_us\[dd, [0-9]+]: ?$/ { keys++; in_dd = 1; next }
 
 # iolat-window: a line per missed window of tight (non-rotational: the
 # share of bios over target), one of them scaling down; missed counted.
-lines=$(grep -E "^$T iolat0 +/iolat-p/tight +ssd [0-9]+/[0-9]+ bios over 1000us = [0-9]+\.[0-9]% \(limit 10% = [0-9]+\) win=[0-9]+ms action=down\$" \
-	/tmp/iolat-window.out)
-[ -n "$lines" ] || fail "iolat-window: no missed window of tight with action=down"
-head -2 <<<"$lines"
-grep -Ex '@missed\[iolat0, /iolat-p/tight\]: [1-9][0-9]*' /tmp/iolat-window.out ||
-	fail "iolat-window: no missed windows counted for tight"
+out iolat-window "$window_line" "no missed window of tight with action=down"
+out iolat-window '@missed\[iolat0, /iolat-p/tight\]: [1-9][0-9]*' "no missed windows counted for tight"
 
 # iolat-depth1: loose is still at depth 1 when the scripts stop.
-grep -Eq '^Still at depth 1 at [0-9]+ ms, since \(ms\):$' /tmp/iolat-depth1.out ||
-	fail "iolat-depth1: no summary"
-grep -Ex '@at1_since_ms\[iolat0, /iolat-p/loose\]: [0-9]+' /tmp/iolat-depth1.out ||
-	fail "iolat-depth1: loose not shown at depth 1"
+out iolat-depth1 'Still at depth 1 at [0-9]+ ms, since \(ms\):' "no summary"
+out iolat-depth1 '@at1_since_ms\[iolat0, /iolat-p/loose\]: [0-9]+' "loose not shown at depth 1"
 cg_kill iolat-p
