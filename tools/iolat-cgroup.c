@@ -467,10 +467,71 @@ void iolat_iostat_parse(char *text, const __u32 *devs, size_t ndev,
 				io->ios += v;
 			else if (!strcmp(key, "use_delay"))
 				io->use_delay = v;
+			else if (!strcmp(key, "delay_nsec"))
+				io->delay_nsec = v;
 			else if (!strcmp(key, "depth"))
 				io->depth = v, io->has_depth = true;
+			else if (!strcmp(key, "avg_lat"))
+				io->avg_lat_us = v, io->has_lat = true;
+			else if (!strcmp(key, "win"))
+				io->win_ms = v;
+			else if (!strcmp(key, "missed"))
+				io->missed = v, io->has_missed = true;
+			else if (!strcmp(key, "total"))
+				io->total = v;
 		}
 	}
+}
+
+static const char *debug_stats_path = IOLAT_DEBUG_STATS_PARAM;
+
+void iolat_debug_stats_path_set(const char *path)
+{
+	debug_stats_path = path ?: IOLAT_DEBUG_STATS_PARAM;
+}
+
+int iolat_debug_stats(void)
+{
+	char c = 0;
+	FILE *f = fopen(debug_stats_path, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, " %c", &c) != 1)
+		c = 0;
+	fclose(f);
+	/* A bool parameter reads Y or N (1 or 0 on old kernels). */
+	return c == 'Y' || c == '1' ? 1 : c == 'N' || c == '0' ? 0 : -1;
+}
+
+int iolat_pressure_read(const char *path, double *some, double *full)
+{
+	char fn[PATH_MAX + 64], line[256];
+	int got = 0;
+	FILE *f;
+
+	if (!strcmp(path, "/"))
+		return -ENOENT;	/* the root's is /proc/pressure/io: the system's */
+	snprintf(fn, sizeof(fn), "%s%s/io.pressure", iolat_cgroup_root(), path);
+	f = fopen(fn, "r");
+	if (!f)
+		return -errno;
+	/* "some avg10=1.23 avg60=... total=N", then "full ..." */
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "some avg10=%lf", some) == 1)
+			got |= 1;
+		else if (sscanf(line, "full avg10=%lf", full) == 1)
+			got |= 2;
+	}
+	/* With psi=0 the file is there and reading it fails (EOPNOTSUPP). */
+	if (ferror(f) && got != 3) {
+		int err = -(errno ?: EIO);
+
+		fclose(f);
+		return err;
+	}
+	fclose(f);
+	return got == 3 ? 0 : -ENODATA;
 }
 
 int iolat_targets_read_one(const struct iolat_cgroups *cgs, size_t i,
@@ -517,4 +578,18 @@ int iolat_targets_read(const struct iolat_cgroups *cgs, struct iolat_targets *t)
 	for (i = 1; !err && i < cgs->n; i++)
 		err = iolat_targets_read_one(cgs, i, t);
 	return err;
+}
+
+bool iolat_cgroups_have_latency(const struct iolat_cgroups *cgs)
+{
+	char fn[PATH_MAX + 64];
+	size_t i;
+
+	for (i = 1; i < cgs->n; i++) {	/* the root has none */
+		snprintf(fn, sizeof(fn), "%s%s/io.latency", iolat_cgroup_root(),
+			 cgs->v[i].path);
+		if (!access(fn, F_OK))
+			return true;
+	}
+	return false;
 }

@@ -89,8 +89,13 @@ void iolat_cgroups_free(struct iolat_cgroups *cgs);
 
 
 /*
- * io.stat of one cgroup on one device.  depth and use_delay are there only
- * with blk_cgroup.blkcg_debug_stats=1.
+ * io.stat of one cgroup on one device.  The rest but the byte and IO
+ * counts is there only with blk_cgroup.blkcg_debug_stats=1: io.latency's
+ * depth, and on a rotational queue avg_lat (a running average of the
+ * windows' mean latency, us) and win (the window, ms), on a
+ * non-rotational one missed and total (the bios of the window in
+ * progress); blk-cgroup's use_delay and delay_nsec only while use_delay
+ * is not 0 (blk-iolatency.c iolatency_pd_stat(), blk-cgroup.c).
  */
 #define IOLAT_IOSTAT_BUF 65536	/* one io.stat: a line per device */
 
@@ -98,8 +103,26 @@ struct iolat_iostat {
 	__u64 rbytes, wbytes, ios;
 	__u32 depth;		/* IOLAT_DEPTH_MAX: "max" */
 	int use_delay;
-	bool has_io, has_depth;
+	__u64 avg_lat_us, win_ms;	/* has_lat */
+	__u64 missed, total;		/* has_missed */
+	__u64 delay_nsec;		/* pending induced delay */
+	bool has_io, has_depth, has_lat, has_missed;
 };
+
+/*
+ * blk_cgroup.blkcg_debug_stats, from /sys/module/blk_cgroup/parameters:
+ * 1 on, 0 off, -1 unknown (no such file).  Tests point it elsewhere.
+ */
+#define IOLAT_DEBUG_STATS_PARAM "/sys/module/blk_cgroup/parameters/blkcg_debug_stats"
+int iolat_debug_stats(void);
+void iolat_debug_stats_path_set(const char *path);
+
+/*
+ * The io pressure of cgroup @path (its io.pressure, PSI): the "some" and
+ * "full" avg10 in percent.  -errno when there is none (no PSI in the
+ * kernel, psi=0, the root cgroup, gone).
+ */
+int iolat_pressure_read(const char *path, double *some, double *full);
 
 /*
  * The io.stat of cgroup @path ("/a/b", "/" for the root) into @buf: opened,
@@ -120,6 +143,12 @@ struct iolat_targets {
 	} *v;
 	size_t n, cap;
 };
+
+/*
+ * Has any cgroup an io.latency file?  None: the kernel has no io.latency
+ * (CONFIG_BLK_CGROUP_IOLATENCY off), or no cgroup has the io controller.
+ */
+bool iolat_cgroups_have_latency(const struct iolat_cgroups *cgs);
 
 int iolat_targets_read(const struct iolat_cgroups *cgs, struct iolat_targets *t);
 /* Append the targets of cgroup @i (one new since the walk). */

@@ -55,7 +55,7 @@ static const char *const iolat_events[] = {
 	"iolatency_delay_pay",
 };
 
-int iolat_preflight_btf(const char *tool, const struct btf *btf)
+int iolat_events_check(const struct btf *btf, char *why, size_t len)
 {
 	char name[64], missing[512] = "";
 	size_t i, n = 0, nr = sizeof(iolat_events) / sizeof(*iolat_events);
@@ -69,27 +69,65 @@ int iolat_preflight_btf(const char *tool, const struct btf *btf)
 			 "%s%s", n++ ? ", " : "", iolat_events[i]);
 	}
 	if (n == nr) {
-		fprintf(stderr, "%s: this kernel has no iolatency tracepoints; "
-			"build it with the series in patches/ (see README.md)\n",
-			tool);
+		snprintf(why, len, "this kernel has no iolatency tracepoints");
 		return IOLAT_EXIT_UNSUPPORTED;
 	}
 	if (n) {
 		/* Another version of the series, or a partial backport. */
-		fprintf(stderr, "%s: this kernel has only some of the iolatency "
-			"tracepoints, not %s; build it with the series in patches/ "
-			"(see README.md)\n", tool, missing);
+		snprintf(why, len, "this kernel has only some of the iolatency "
+			 "tracepoints, not %s", missing);
 		return IOLAT_EXIT_UNSUPPORTED;
 	}
 	/* The events' second version passes the window as this struct. */
 	v2 = btf__find_by_name_kind(btf, "iolatency_window_info", BTF_KIND_STRUCT);
 	if (v2 < 0) {
-		fprintf(stderr, "%s: this kernel has an older version of the "
-			"iolatency tracepoints; build it with the series in "
-			"patches/ (see README.md)\n", tool);
+		snprintf(why, len, "this kernel has an older version of the "
+			 "iolatency tracepoints");
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	if (len)
+		why[0] = '\0';
+	return IOLAT_EXIT_OK;
+}
+
+int iolat_preflight_btf(const char *tool, const struct btf *btf)
+{
+	char why[640];
+	int err = iolat_events_check(btf, why, sizeof(why));
+
+	if (err)
+		fprintf(stderr, "%s: %s; build it with the series in patches/ "
+			"(see README.md)\n", tool, why);
+	return err;
+}
+
+int iolat_preflight_root(const char *tool)
+{
+	if (geteuid() != 0) {
+		fprintf(stderr, "%s: must be run as root (it loads BPF programs)\n",
+			tool);
 		return IOLAT_EXIT_UNSUPPORTED;
 	}
 	return IOLAT_EXIT_OK;
+}
+
+int iolat_events_available(char *why, size_t len)
+{
+	struct btf *btf;
+	int err;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(why, len, "the kernel has no BTF (/sys/kernel/btf/vmlinux)");
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		snprintf(why, len, "cannot read the kernel BTF: %s", strerror(errno));
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	err = iolat_events_check(btf, why, len);
+	btf__free(btf);
+	return err;
 }
 
 int iolat_preflight(const char *tool)

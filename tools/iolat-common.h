@@ -39,6 +39,16 @@ struct btf;
  * version; says which are missing.  Returns an exit status.
  */
 int iolat_preflight_btf(const char *tool, const struct btf *btf);
+/*
+ * The same without a word on stderr: IOLAT_EXIT_OK when @btf has every
+ * event, else IOLAT_EXIT_UNSUPPORTED and why in @why ("this kernel has no
+ * iolatency tracepoints").  iolat_events_available() asks the running
+ * kernel (its BTF missing is a reason too).
+ */
+int iolat_events_check(const struct btf *btf, char *why, size_t len);
+int iolat_events_available(char *why, size_t len);
+/* Root, or say so: an exit status. */
+int iolat_preflight_root(const char *tool);
 
 /* Load and attach a skeleton's programs, saying what failed. */
 int iolat_load_attach(const char *tool, struct bpf_object_skeleton *skel);

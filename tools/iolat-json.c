@@ -483,9 +483,12 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 	double time = num_or(o, "time", 0), secs = num_or(o, "interval_s", 0);
 	size_t i;
 
+	/* "mode": "iostat": no events behind the rows (absent before it: events) */
+	bool iostat_mode = !strcmp(str_of(o, "mode") ?: "events", "iostat");
+
 	why_model_lost(m, WHY_SRC_TOP, u64_of(o, "lost_events"));
 	for (i = 0; i < rows->n; i++) {
-		const struct ij_value *c = &rows->items[i], *w, *v, *ch, *sk;
+		const struct ij_value *c = &rows->items[i], *w, *v, *ch, *sk, *dbg;
 
 		if (c->type != IJ_OBJ)
 			continue;
@@ -521,6 +524,17 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 		r.use_delay = (__s64)num_or(c, "use_delay", 0);
 		r.charged_ms = num_or(c, "delay_charged_ms", 0);
 		r.paid_ms = num_or(c, "delay_paid_ms", 0);
+		r.iostat_mode = iostat_mode;
+		dbg = ij_get(c, "iostat_debug");
+		if (dbg && dbg->type == IJ_OBJ) {
+			v = ij_get(dbg, "total");
+			r.has_io_missed = v && v->type == IJ_NUM;
+			r.io_missed = u64_of(dbg, "missed");
+			r.io_total = u64_of(dbg, "total");
+			v = ij_get(dbg, "avg_lat_us");
+			r.has_avg_lat = v && v->type == IJ_NUM;
+			r.avg_lat_us = u64_of(dbg, "avg_lat_us");
+		}
 		sk = ij_get(c, "scale_skips");
 		r.skips[WHY_SKIP_RACED] = u64_of(sk, "raced");
 		r.skips[WHY_SKIP_PROTECTED] = u64_of(sk, "protected");

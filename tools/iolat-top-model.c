@@ -8,6 +8,8 @@
 #include "iolat-common.h"
 #include "iolat-top-model.h"
 
+const char *const top_mode_names[TOP_MODE_NR] = { "events", "iostat" };
+
 const char *const top_sort_names[TOP_SORT_NR] = {
 	"path", "lat", "iops", "depth", "delay", "waits",
 };
@@ -50,6 +52,7 @@ static struct top_row *row_get(struct top_model *m, __u32 dev, __u64 cgid,
 	m->v[m->n].cgid = cgid;
 	m->v[m->n].path = path;
 	m->v[m->n].g.depth = IOLAT_DEPTH_MAX;
+	m->v[m->n].psi_some = m->v[m->n].psi_full = NAN;
 	return &m->v[m->n++];
 }
 
@@ -193,6 +196,27 @@ int top_model_add_io(struct top_model *m)
 nomem:
 	free(quiet);
 	return -ENOMEM;
+}
+
+void top_model_add_pressure(struct top_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		struct top_row *r = &m->v[i];
+
+		if (iolat_pressure_read(r->path, &r->psi_some, &r->psi_full))
+			r->psi_some = r->psi_full = NAN;
+	}
+}
+
+double top_row_iostat_lat(const struct top_row *r)
+{
+	if (r->io.has_missed)
+		return r->io.total ? 100.0 * r->io.missed / r->io.total : 0;
+	if (r->io.has_lat)
+		return r->io.avg_lat_us;
+	return NAN;
 }
 
 static struct top_prev *prev_find(struct top_model *m, __u32 dev, __u64 cgid)
@@ -382,6 +406,11 @@ static void depth_min_of(const struct top_model *m, struct top_row *r)
  */
 static void limited_of(const struct top_model *m, struct top_row *r)
 {
+	/* Without the events a depth seen now may have changed before. */
+	if (m->mode != TOP_MODE_EVENTS) {
+		r->limited_known = false;
+		return;
+	}
 	r->limited_known = true;
 	if (r->has_group && r->g.has_depth) {
 		r->limited_ns = r->g.limited_ns;
@@ -415,7 +444,8 @@ int top_model_compute(struct top_model *m, double secs)
 					   r->g.windows_missed, r->g.throttled_wait_ns,
 					   r->p.scale_downs, r->p.scale_ups,
 					   r->limited_ns, r->limited_known };
-		if (p)
+		/* Without the events nothing tells what happened in between. */
+		if (p && m->mode == TOP_MODE_EVENTS)
 			interval_of(m, r, p);
 		if (r->in.known)
 			depth_min_of(m, r);
@@ -435,6 +465,8 @@ int top_model_compute(struct top_model *m, double secs)
 			r->paid = rate(r->g.paid_ns, p->paid_ns, 1e6 * secs);
 			r->waits = rate(r->g.throttled, p->throttled, secs);
 		}
+		if (m->mode != TOP_MODE_EVENTS)
+			r->charged = r->paid = r->waits = NAN;
 	}
 	/* A parent's culprit is "throttling" its siblings. */
 	for (i = 0; i < m->n; i++) {
@@ -468,6 +500,9 @@ int top_model_compute(struct top_model *m, double secs)
 			r->state = "throttling";
 		else if (!r->g.has_depth)	/* maybe throttled before we started */
 			r->state = "unknown";
+		else if (m->mode != TOP_MODE_EVENTS)
+			/* Not throttled; whether it scales its siblings: unknown. */
+			r->state = "unthrottled";
 		else
 			r->state = "ok";
 	}

@@ -18,6 +18,16 @@
 #define TOP_MAX_DEVS 64		/* devices with rows in one interval */
 #define TOP_IDLE_NS 5000000000ULL	/* no window for 5 s: idle */
 
+/*
+ * Where the rows come from.  EVENTS: the iolatency tracepoints (the
+ * series), io.stat and io.latency.  IOSTAT: a kernel without the events,
+ * or --no-events: io.stat (its debug keys when blkcg_debug_stats=1),
+ * io.latency and io.pressure only; whatever only the events tell is
+ * unknown, never 0.
+ */
+enum top_mode { TOP_MODE_EVENTS, TOP_MODE_IOSTAT, TOP_MODE_NR };
+extern const char *const top_mode_names[TOP_MODE_NR];
+
 enum top_sort { TOP_SORT_PATH, TOP_SORT_LAT, TOP_SORT_IOPS, TOP_SORT_DEPTH,
 		TOP_SORT_DELAY, TOP_SORT_WAITS, TOP_SORT_NR };
 extern const char *const top_sort_names[TOP_SORT_NR];
@@ -38,6 +48,8 @@ struct top_row {
 	 */
 	double iops, rmbps, wmbps, charged, paid, waits;
 	const char *state;
+	/* io.pressure's avg10, some and full, percent; NAN: no PSI. */
+	double psi_some, psi_full;
 	/* Time limited (depth below max) since the start, when known. */
 	__u64 limited_ns;
 	bool limited_known;
@@ -90,6 +102,13 @@ struct top_model {
 	/* The filter: -d and -c. */
 	__u32 dev;
 	const regex_t *re;
+	/*
+	 * The mode, why it is not EVENTS (for the header, "" in EVENTS),
+	 * and blkcg_debug_stats (1 on, 0 off, -1 unknown).
+	 */
+	enum top_mode mode;
+	const char *mode_reason;
+	int debug_stats;
 };
 
 /*
@@ -111,11 +130,19 @@ int top_model_add_entry(struct top_model *m, const struct iolat_key *key,
 			const void *val, bool parent, bool dev_present);
 /* Rows from io.stat: cgroups doing IO on a device some row is about. */
 int top_model_add_io(struct top_model *m);
+/* io.pressure of each row's cgroup (both modes). */
+void top_model_add_pressure(struct top_model *m);
 /* Rates over @secs, states, and the next interval's baseline. */
 int top_model_compute(struct top_model *m, double secs);
 void top_model_sort(struct top_model *m, enum top_sort key);
 void top_model_free(struct top_model *m);
 
+/*
+ * The IOSTAT mode's window figure, from io.stat's debug keys: avg_lat in
+ * us (rotational) or the share of the window in progress's bios over
+ * target in % (non-rotational); NAN when io.stat has no such key.
+ */
+double top_row_iostat_lat(const struct top_row *r);
 /* Window latency in us (rotational) or % of bios over target; -1: none. */
 double top_row_lat(const struct top_row *r);
 double top_row_acc_lat(const struct top_row *r);	/* accumulated */

@@ -75,17 +75,59 @@ static void json_interval(FILE *f, const struct top_row *r)
 		fputs(",\"action\":null,\"verdict\":null}", f);
 }
 
+/* ,"@key":@v (%llu), or null when !@known. */
+static void json_u64(FILE *f, const char *key, bool known, unsigned long long v)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (known)
+		fprintf(f, "%llu", v);
+	else
+		fputs("null", f);
+}
+
+/*
+ * ,"iostat_debug":{...}: io.stat's blkcg_debug_stats keys of the row,
+ * both modes; null when io.stat had none (debug stats off).
+ */
+static void json_iostat_debug(FILE *f, const struct top_row *r)
+{
+	const struct iolat_iostat *io = &r->io;
+
+	if (!io->has_depth) {
+		fputs(",\"iostat_debug\":null", f);
+		return;
+	}
+	/* delay_nsec is written only while use_delay is on: else none. */
+	fprintf(f, ",\"iostat_debug\":{\"delay_ms\":%.3f", io->delay_nsec / 1e6);
+	json_u64(f, "avg_lat_us", io->has_lat, io->avg_lat_us);
+	json_u64(f, "win_ms", io->has_lat, io->win_ms);
+	json_u64(f, "missed", io->has_missed, io->missed);
+	json_u64(f, "total", io->has_missed, io->total);
+	fputc('}', f);
+}
+
 void top_print_json(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
+	bool events = m->mode == TOP_MODE_EVENTS;
 	__u64 now_ns = rep->now_ns;
 	size_t i, n = m->n < rep->rows ? m->n : rep->rows;
 
 	/* rows_shown < rows_total: -r cut the report. */
 	iolat_json_begin(f, IOLAT_TOP, rep->time, 3);
-	fprintf(f, ",\"interval_s\":%.3f,\"lost_events\":%llu,"
-		"\"rows_total\":%zu,\"rows_shown\":%zu,\"cgroups\":[",
-		rep->secs, rep->lost, m->n, n);
+	/* What the report rests on: the events, or io.stat alone. */
+	fprintf(f, ",\"mode\":\"%s\",\"mode_reason\":", top_mode_names[m->mode]);
+	if (m->mode_reason && *m->mode_reason)
+		iolat_json_str(f, m->mode_reason);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"debug_stats\":%s,\"interval_s\":%.3f,\"lost_events\":",
+		m->debug_stats < 0 ? "null" : m->debug_stats ? "true" : "false", rep->secs);
+	if (events)
+		fprintf(f, "%llu", rep->lost);
+	else
+		fputs("null", f);	/* no BPF side */
+	fprintf(f, ",\"rows_total\":%zu,\"rows_shown\":%zu,\"cgroups\":[", m->n, n);
 	for (i = 0; i < n; i++) {
 		const struct top_row *r = &m->v[i];
 
@@ -142,9 +184,13 @@ void top_print_json(FILE *f, const struct top_report *rep)
 		json_rate(f, "delay_charged_ms_per_s", "%.3f", r->charged);
 		json_rate(f, "delay_paid_ms_per_s", "%.3f", r->paid);
 		json_rate(f, "throttled_bios_per_s", "%.1f", r->waits);
-		fprintf(f, ",\"delay_charged_ms\":%.3f,\"delay_paid_ms\":%.3f,\"throttled_bios\":%llu",
-		       r->g.charged_ns / 1e6, r->g.paid_ns / 1e6,
-		       (unsigned long long)r->g.throttled);
+		/* Without the events: no counters, unknown rather than 0. */
+		json_rate(f, "delay_charged_ms", "%.3f", events ? r->g.charged_ns / 1e6 : NAN);
+		json_rate(f, "delay_paid_ms", "%.3f", events ? r->g.paid_ns / 1e6 : NAN);
+		json_u64(f, "throttled_bios", events, r->g.throttled);
+		json_rate(f, "io_pressure_some_pct", "%.2f", r->psi_some);
+		json_rate(f, "io_pressure_full_pct", "%.2f", r->psi_full);
+		json_iostat_debug(f, r);
 		json_interval(f, r);
 		if (r->has_group)
 			fprintf(f, ",\"scale_skips\":{\"raced\":%llu,\"protected\":%llu,"
@@ -186,6 +232,35 @@ void top_print_json(FILE *f, const struct top_report *rep)
 	fprintf(f, "]}\n");
 }
 
+/*
+ * The IOSTAT mode's cells: io.stat's debug figures where it has them
+ * (WINLAT: avg_lat, or the window in progress's share over target and
+ * its bios in SAMP), "?" for what only the events tell.  All 16 bytes.
+ */
+static void text_unknowns(const struct top_row *r, char *lat, char *acc, char *samp,
+			  char *cookie, char *miss, char *wait_us, char *depth_min,
+			  char *limited)
+{
+	double v = top_row_iostat_lat(r);
+
+	if (isnan(v))
+		snprintf(lat, 16, "?");
+	else if (r->io.has_missed)
+		snprintf(lat, 16, "%.0f%%miss", v);
+	else
+		snprintf(lat, 16, "%.0fus", v);
+	if (r->io.has_missed)
+		snprintf(samp, 16, "%llu", (unsigned long long)r->io.total);
+	else
+		snprintf(samp, 16, "?");
+	snprintf(acc, 16, "?");
+	snprintf(cookie, 16, "?");
+	snprintf(miss, 16, "?");
+	snprintf(wait_us, 16, "?");
+	snprintf(depth_min, 16, "?");
+	snprintf(limited, 16, "?");
+}
+
 static const char *path_tail(const char *path, int width)
 {
 	int len = strlen(path);
@@ -207,7 +282,8 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	char target[16], lat[16], acc[16], depth[16], cookie[16], samp[16];
 	static char name[IOLAT_TEXT_LEN(PATH_MAX)];
 	char culprit_id[32], iops[32], mbps[32], chg[32], paid[32], waits[32];
-	char miss[48], wait_us[32], depth_min[16], limited[16];
+	char miss[48], wait_us[32], depth_min[16], limited[16], psi[40];
+	bool events = m->mode == TOP_MODE_EVENTS;
 
 	if (!rep->batch)
 		fprintf(f, "\033[H\033[2J");
@@ -215,12 +291,23 @@ void top_print_text(FILE *f, const struct top_report *rep)
 		rep->secs, m->n);
 	if (n < m->n)
 		fprintf(f, " (%zu shown, -r)", n);
-	fprintf(f, "  lost %llu events\n", rep->lost);
-	fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %-9s %7s %7s %5s %6s %7s %8s %-10s "
-		"%6s %6s %6s %6s %7s\n",
+	if (events)
+		fprintf(f, "  lost %llu events  mode: events\n", rep->lost);
+	else
+		fprintf(f, "  mode: io.stat only (%s)\n", m->mode_reason);
+	/* What the fallback cannot see, and how to see more. */
+	if (!events && m->debug_stats != 1)
+		fprintf(f, "  blkcg_debug_stats %s: depth, use_delay and io.stat's latency "
+			"unknown; to see them: echo 1 > " IOLAT_DEBUG_STATS_PARAM "\n",
+			m->debug_stats ? "unknown" : "off");
+	if (!events)
+		fprintf(f, "  without the events: ACCLAT VERDICT ACTION MINDEP LIMITED COOKIE "
+			"CHG/s PAID/s WAIT/s WAITus MISSED and culprits unknown (?)\n");
+	fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %-9s %7s %7s %5s %6s %7s %8s %-11s "
+		"%6s %6s %6s %6s %7s %11s\n",
 	       "DEVICE", "CGROUP", "TARGET", "WINLAT", "ACCLAT", "SAMP", "VERDICT",
 	       "ACTION", "IOPS", "MB/s", "DEPTH", "MINDEP", "LIMITED", "COOKIE", "STATE",
-	       "CHG/s", "PAID/s", "WAIT/s", "WAITus", "MISSED");
+	       "CHG/s", "PAID/s", "WAIT/s", "WAITus", "MISSED", "PSI");
 	for (i = 0; i < n; i++) {
 		const struct top_row *r = &m->v[i];
 
@@ -270,18 +357,27 @@ void top_print_text(FILE *f, const struct top_report *rep)
 			snprintf(limited, sizeof(limited), "%.0f%%", r->in.limited_share * 100);
 		else
 			snprintf(limited, sizeof(limited), "-");
-		fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %-9s %7s %7s %5s %6s %7s %8s %-10s "
-			"%6s %6s %6s %6s %7s\n",
+		/* io pressure, avg10 some/full (PSI: per cgroup, not per device) */
+		if (isnan(r->psi_some))
+			snprintf(psi, sizeof(psi), "?");
+		else
+			snprintf(psi, sizeof(psi), "%.1f/%.1f", r->psi_some, r->psi_full);
+		if (!events)
+			text_unknowns(r, lat, acc, samp, cookie, miss, wait_us, depth_min,
+				      limited);
+		fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %-9s %7s %7s %5s %6s %7s %8s %-11s "
+			"%6s %6s %6s %6s %7s %11s\n",
 		       iolat_dev_name(r->dev), path_tail(text_name(name, r->path), 28), target, lat,
-		       acc, samp, r->g.has_window && !top_window_idle(r, now_ns) ?
+		       acc, samp, !events ? "?" : r->g.has_window && !top_window_idle(r, now_ns) ?
 		       top_row_verdict(r) : "-",
+		       !events ? "?" :
 		       r->in.known && r->in.action >= 0 ? iolat_action_name(r->in.action) : "-",
 		       text_rate(iops, sizeof(iops), "%.0f", r->iops),
 		       text_rate(mbps, sizeof(mbps), "%.1f", r->rmbps + r->wmbps), depth,
 		       depth_min, limited,
 		       cookie, r->state, text_rate(chg, sizeof(chg), "%.1f", r->charged),
 		       text_rate(paid, sizeof(paid), "%.1f", r->paid),
-		       text_rate(waits, sizeof(waits), "%.0f", r->waits), wait_us, miss);
+		       text_rate(waits, sizeof(waits), "%.0f", r->waits), wait_us, miss, psi);
 		if (r->has_parent && (r->p.cookie < TOP_DEFAULT_COOKIE || r->p.culprit_id)) {
 			const char *culprit = top_row_culprit(m, r);
 
@@ -442,6 +538,8 @@ void top_print_prom(FILE *f, const struct top_report *rep)
 				fprintf(f, "\"} %.17g\n", v);
 		}
 	}
+	if (m->mode != TOP_MODE_EVENTS)
+		return;		/* no BPF side: nothing to lose, nothing to say */
 	fprintf(f, "# HELP iolat_lost_events_total Events the BPF side could not record.\n"
 		"# TYPE iolat_lost_events_total counter\niolat_lost_events_total %llu\n",
 		rep->lost);

@@ -36,6 +36,7 @@ static struct env {
 	long count;
 	const char *prom;	/* -P: the textfile to keep current */
 	bool quiet;
+	bool no_events;		/* --no-events: the fallback, forced */
 } env = { .interval = 1, .rows = 1000 };
 
 const char *argp_program_version = TOOL " 0.1";
@@ -43,7 +44,7 @@ const char *argp_program_bug_address = "the iolat issue tracker";
 static const char doc[] =
 "Show io.latency's view of each cgroup and device, live.\n"
 "\n"
-"USAGE: " TOOL " [-d DEV] [-c REGEX] [-s KEY] [-r ROWS] [-b] [-j] [interval] [count]\n"
+"USAGE: " TOOL " [-d DEV] [-c REGEX] [-s KEY] [-r ROWS] [-b] [-j] [--no-events] [interval] [count]\n"
 "\n"
 "One row per (device, cgroup) that has an io.latency target, that the\n"
 "controller throttled, or that does IO on a device where io.latency is in\n"
@@ -66,19 +67,30 @@ static const char doc[] =
 "  COOKIE   the parent's scale cookie the group last saw (1000000: relaxed)\n"
 "  STATE    ok, throttling (its misses scale its siblings down), throttled\n"
 "           (depth limited), delayed (induced delay on), unknown (no event\n"
-"           since " TOOL " started, and io.stat without blkcg_debug_stats)\n"
+"           since " TOOL " started, and io.stat without blkcg_debug_stats),\n"
+"           unthrottled (io.stat mode: depth max, no delay)\n"
 "  CHG/s PAID/s  induced delay charged and slept off, ms per second\n"
 "  WAIT/s   bios per second that slept for a depth slot\n"
 "  WAITus   their mean wait over the interval\n"
 "  MISSED   windows that missed of those that ended in the interval\n"
+"  PSI      the cgroup's io.pressure avg10, some/full in % (? without PSI)\n"
 "A parent's row shows its children's cookie and the culprit scaling them\n"
 "(the child cgroup, found by its id).\n"
 "\n"
+"WITHOUT THE EVENTS (a kernel without the series, no BTF, or --no-events):\n"
+"io.stat mode, said in the header and JSON's mode.  Rows from io.latency\n"
+"targets and io.stat, with IOPS, MB/s and PSI; with blkcg_debug_stats=1\n"
+"(echo 1 > /sys/module/blk_cgroup/parameters/blkcg_debug_stats) also\n"
+"DEPTH, STATE, use_delay, and in WINLAT io.stat's avg_lat (rotational) or\n"
+"the window in progress's missed/total (non-rotational; SAMP: total).\n"
+"The rest only the events tell: ? in text, null in JSON, absent with -P.\n"
+"No BPF is loaded in this mode (probes on the controller's functions are\n"
+"not implemented).\n"
+"\n"
 "EXIT STATUS: 0 ok (a reader of stdout that went away included), 1\n"
 "run-time error (stdout cannot be written included), 2 bad arguments (a\n"
-"-P FILE that cannot be written included), 3 kernel without BTF or\n"
-"without all of the iolatency tracepoints (it names those missing), or\n"
-"not root.\n"
+"-P FILE that cannot be written included), 3 not root, or neither the\n"
+"iolatency events nor any io.latency file (no controller) to fall back on.\n"
 "\n"
 "EXAMPLES:\n"
 "    " TOOL "                # refresh every second until Ctrl-C\n"
@@ -88,6 +100,7 @@ static const char doc[] =
 "    " TOOL " -s delay       # busiest delay first, flat\n"
 "    " TOOL " -b 1 60 >log   # plain text, no screen control\n"
 "    " TOOL " -j 1 5 | jq .  # one JSON object per interval\n"
+"    " TOOL " --no-events -j 1 5  # what a kernel without the series shows\n"
 "    " TOOL " -qP /var/lib/prometheus/node-exporter/iolat.prom 15\n"
 "                            # metrics for node_exporter's textfile collector\n"
 "\n"
@@ -101,6 +114,8 @@ static const char doc[] =
 "bios and their wait, induced delay charged and paid in seconds, lost\n"
 "events.\n";
 
+#define OPT_NO_EVENTS 256
+
 static const struct argp_option opts[] = {
 	{ "device", 'd', "DEV", 0, "Only this disk (nullb0, /dev/nullb0 or MAJ:MIN); a partition is refused (exit 2): io.latency works on whole disks", 0 },
 	{ "cgroup", 'c', "REGEX", 0, "Only cgroups whose path matches REGEX (POSIX extended)", 0 },
@@ -110,6 +125,7 @@ static const struct argp_option opts[] = {
 	{ "json", 'j', NULL, 0, "One JSON object per interval", 0 },
 	{ "prometheus", 'P', "FILE", 0, "Also write Prometheus metrics to FILE each interval", 0 },
 	{ "quiet", 'q', NULL, 0, "No report on stdout (with -P)", 0 },
+	{ "no-events", OPT_NO_EVENTS, NULL, 0, "Do without the iolatency events even if the kernel has them: the io.stat mode a kernel without the series gets (to compare the two)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
@@ -164,6 +180,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'q':
 		env.quiet = true;
+		break;
+	case OPT_NO_EVENTS:
+		env.no_events = true;
 		break;
 	case 'v':
 		iolat_verbose = true;
@@ -256,10 +275,22 @@ static int drain_changes(int fd, struct change **out, size_t *n)
  */
 static int rescan(struct iolat_top_bpf *obj)
 {
-	__u64 lost = obj->bss->changes_lost;
+	__u64 lost;
 	struct change *ch = NULL;
 	size_t n = 0, i, first = cgroups.n;	/* pending ones added: new too */
 	int err;
+
+	if (!obj) {
+		/* No events to follow the tree by: walk it, read every target. */
+		err = iolat_cgroups_scan(&cgroups);
+		if (err) {
+			fprintf(stderr, TOOL ": cannot read the cgroup tree at %s: %s\n",
+				iolat_cgroup_root(), strerror(-err));
+			return err;
+		}
+		return iolat_targets_read(&cgroups, &targets);
+	}
+	lost = obj->bss->changes_lost;
 
 	err = iolat_cgroups_tick(&cgroups);
 	if (err >= 0)
@@ -350,19 +381,23 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 
 	iolat_dev_cache_reset();
 	err = rescan(obj);
-	/* Depth events from now on are the next interval's. */
-	model.epoch = obj->bss->depth_epoch;
-	obj->bss->depth_epoch = model.epoch + 1;
+	if (obj) {
+		/* Depth events from now on are the next interval's. */
+		model.epoch = obj->bss->depth_epoch;
+		obj->bss->depth_epoch = model.epoch + 1;
+	}
 	top_model_begin(&model, &cgroups);
 	if (!err)
 		err = top_model_add_targets(&model, &targets);
-	if (!err)
+	if (!err && obj)
 		err = add_map_rows(bpf_map__fd(obj->maps.groups), false);
-	if (!err)
+	if (!err && obj)
 		err = add_map_rows(bpf_map__fd(obj->maps.parents), true);
 	model.now_ns = (__u64)(iolat_mono() * 1e9);	/* the maps as read */
 	if (!err)
 		err = top_model_add_io(&model);
+	if (!err)
+		top_model_add_pressure(&model);
 	if (!err)
 		err = top_model_compute(&model, secs);
 	if (err)
@@ -371,7 +406,7 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	if (!report)
 		return 0;
 	top_model_sort(&model, env.sort);
-	rep.lost = obj->bss->lost;
+	rep.lost = obj ? obj->bss->lost : 0;
 	if (env.prom) {
 		rep.time = iolat_now();
 		err = top_write_prom(env.prom, &rep);
@@ -388,10 +423,51 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	return iolat_flush(TOOL, stdout);
 }
 
+/*
+ * The events when the kernel has them (and --no-events was not given),
+ * else the io.stat mode - as long as there is an io.latency to look at.
+ * Says which, and why, on stderr; returns an exit status.
+ */
+static int choose_mode(void)
+{
+	static char why[640];
+	int err;
+
+	model.debug_stats = iolat_debug_stats();
+	if (env.no_events) {
+		snprintf(why, sizeof(why), "--no-events");
+	} else if (!iolat_events_available(why, sizeof(why))) {
+		model.mode = TOP_MODE_EVENTS;
+		model.mode_reason = "";
+		return IOLAT_EXIT_OK;
+	}
+	model.mode = TOP_MODE_IOSTAT;
+	model.mode_reason = why;
+	err = iolat_cgroups_scan(&cgroups);
+	if (err) {
+		fprintf(stderr, TOOL ": cannot read the cgroup tree at %s: %s\n",
+			iolat_cgroup_root(), strerror(-err));
+		return IOLAT_EXIT_ERROR;
+	}
+	if (!iolat_cgroups_have_latency(&cgroups)) {
+		fprintf(stderr, TOOL ": %s (for the events: the series in patches/), "
+			"and no cgroup has io.latency to fall back on: the kernel lacks "
+			"CONFIG_BLK_CGROUP_IOLATENCY, or no cgroup has the io controller "
+			"(echo +io > %s/cgroup.subtree_control)\n", why, iolat_cgroup_root());
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	fprintf(stderr, TOOL ": %s: io.stat mode, without the events; "
+		"blkcg_debug_stats %s%s\n", why,
+		model.debug_stats == 1 ? "on" : model.debug_stats ? "unknown" : "off",
+		model.debug_stats == 1 ? "" : " (depth, use_delay and io.stat's latency "
+		"unknown; echo 1 > " IOLAT_DEBUG_STATS_PARAM ")");
+	return IOLAT_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
-	struct iolat_top_bpf *obj;
+	struct iolat_top_bpf *obj = NULL;
 	double tick;
 	long done = 0;
 	int err;
@@ -418,22 +494,28 @@ int main(int argc, char **argv)
 	/* A directory we cannot write to is an error now, not after loading. */
 	if (env.prom && top_write_prom(env.prom, NULL))
 		return IOLAT_EXIT_USAGE;
-	err = iolat_preflight(TOOL);
+	err = iolat_preflight_root(TOOL);
+	if (err)
+		return err;
+	err = choose_mode();
 	if (err)
 		return err;
 	libbpf_set_print(iolat_libbpf_print);
-
-	obj = iolat_top_bpf__open();
-	if (!obj) {
-		fprintf(stderr, TOOL ": failed to open BPF object: %s\n", strerror(errno));
-		return IOLAT_EXIT_ERROR;
-	}
-	obj->rodata->targ_dev = env.dev;
 	model.start_ns = (__u64)(iolat_mono() * 1e9);
-	obj->rodata->start_ns = model.start_ns;
-	err = iolat_load_attach(TOOL, obj->skeleton);
-	if (err)
-		goto cleanup;
+
+	if (model.mode == TOP_MODE_EVENTS) {
+		obj = iolat_top_bpf__open();
+		if (!obj) {
+			fprintf(stderr, TOOL ": failed to open BPF object: %s\n",
+				strerror(errno));
+			return IOLAT_EXIT_ERROR;
+		}
+		obj->rodata->targ_dev = env.dev;
+		obj->rodata->start_ns = model.start_ns;
+		err = iolat_load_attach(TOOL, obj->skeleton);
+		if (err)
+			goto cleanup;
+	}
 
 	iolat_handle_signals();
 	tick = last_mono = iolat_mono();
@@ -454,7 +536,8 @@ int main(int argc, char **argv)
 	err = err && err != -EPIPE ? IOLAT_EXIT_ERROR : IOLAT_EXIT_OK;
 
 cleanup:
-	iolat_top_bpf__destroy(obj);
+	if (obj)
+		iolat_top_bpf__destroy(obj);
 	top_model_free(&model);
 	iolat_cgroups_free(&cgroups);
 	free(targets.v);

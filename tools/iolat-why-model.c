@@ -369,6 +369,42 @@ int why_model_event(struct why_model *m, const struct why_event *e)
 	}
 }
 
+/*
+ * iolat-top's io.stat mode has no window: with blkcg_debug_stats, each
+ * row's io.stat figure stands for one, judged as the kernel judges a
+ * window (blk-iolatency.c latency_sum_ok(): non-rotational, missed at
+ * max(total / 10, 1) bios over target; rotational, a mean over target),
+ * from the window in progress (non-rotational) or the running average
+ * (rotational).  No action: the rules that need one are not run on it.
+ */
+static int iostat_sample(struct why_cg *c, const struct why_row *r)
+{
+	struct why_win w = { .t = r->time, .action = WHY_ACT_OK };
+
+	if (!c->target_us)
+		return 0;
+	if (r->has_io_missed && r->io_total) {
+		__u64 thresh = r->io_total / 10 ?: 1;
+
+		w.ssd = 1;
+		w.samples = r->io_total;
+		w.missed = r->io_missed;
+		w.verdict_missed = r->io_missed >= thresh;
+	} else if (r->has_avg_lat && !r->has_io_missed) {
+		w.samples = 1;
+		w.mean_us = r->avg_lat_us;
+		w.verdict_missed = r->avg_lat_us > c->target_us;
+	} else {
+		return 0;
+	}
+	w.win_met = !w.verdict_missed;
+	if (wlog_add(&c->wt, &w))
+		return -ENOMEM;
+	c->top_windows++;
+	c->top_missed += w.verdict_missed;
+	return 0;
+}
+
 int why_model_row(struct why_model *m, const struct why_row *r)
 {
 	struct why_cg *c;
@@ -396,6 +432,12 @@ int why_model_row(struct why_model *m, const struct why_row *r)
 		};
 
 		if (wlog_add(&c->wt, &w))
+			return -ENOMEM;
+	}
+	if (r->iostat_mode) {
+		m->iostat_rows++;
+		m->iostat_debug_rows += r->depth_known;
+		if (iostat_sample(c, r))
 			return -ENOMEM;
 	}
 	if (r->windows > c->top_windows)

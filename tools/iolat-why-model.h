@@ -100,6 +100,15 @@ struct why_row {
 	char culprit[WHY_NAME_LEN];
 	__u64 culprit_id;
 	__u64 scale_downs, scale_ups, timer_ups, forgotten, resets;
+	/*
+	 * iolat-top's io.stat mode (a kernel without the events, or
+	 * --no-events): no window, no counters; io.stat's debug keys when
+	 * blkcg_debug_stats was on - the window in progress's missed and
+	 * total (non-rotational) or the running average avg_lat (rotational).
+	 */
+	bool iostat_mode;
+	bool has_io_missed, has_avg_lat;
+	__u64 io_missed, io_total, avg_lat_us;
 };
 
 /* The two tools the model learns from. */
@@ -190,6 +199,11 @@ struct why_model {
 	double first, last;
 	size_t events, rows;
 	__u64 lost[WHY_SRC_NR];
+	/*
+	 * iolat-top rows from its io.stat mode, and of those rows with
+	 * blkcg_debug_stats' depth: what the rules can check without events.
+	 */
+	size_t iostat_rows, iostat_debug_rows;
 };
 
 struct why_model *why_model_new(void);

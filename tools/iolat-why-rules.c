@@ -295,7 +295,8 @@ static int rule_unreachable(struct why_model *m, struct why_cg *c,
 		  "%llu of %llu windows, and still %llu of %llu%s once its siblings were "
 		  "at depth 1, so throttling them buys it nothing",
 		  c->path, c->target_us, c->device, missed, n, after_missed, after,
-		  l == &c->ws ? "" : " seen by iolat-top");
+		  l == &c->ws ? "" : m->iostat_rows ? " in io.stat's windows in progress "
+		  "(iolat-top without the events)" : " seen by iolat-top");
 	if (med >= 0 && ssd)
 		sb_printf(&t.evidence, "median %.0f%% of its bios over %lluus in a missed window "
 			  "(a window misses at 10%%)", med, c->target_us);
@@ -896,8 +897,10 @@ static int rule_unknown(struct why_model *m, struct why_findings *out)
 		if (!first)
 			continue;
 		sb_printf(&t.summary, "the depth and use_delay of %llu group%s on %s are unknown: "
-			  "blkcg_debug_stats is off and nothing changed them since the recording "
-			  "started", groups, groups == 1 ? "" : "s", first->device);
+			  "blkcg_debug_stats is off and %s", groups, groups == 1 ? "" : "s",
+			  first->device, m->iostat_rows ? "iolat-top ran without the events, "
+			  "so nothing else tells them" : "nothing changed them since the "
+			  "recording started");
 		sb_printf(&t.evidence, "%s%s: depth null (state \"unknown\") in all %llu of their "
 			  "interval rows", first->path, groups > 1 ? " and the others named" : "",
 			  rows);
@@ -1005,14 +1008,33 @@ static int rule_target_parse(struct why_model *m, struct why_cg *c,
 
 typedef int (*rule_fn)(struct why_model *, struct why_cg *, struct why_findings *);
 
+#define BIT(rule) (1U << (rule))
+
+unsigned int why_rules_unchecked(const struct why_model *m)
+{
+	unsigned int bits;
+
+	if (m->events || !m->iostat_rows || m->iostat_rows < m->rows)
+		return 0;
+	/* windows' actions, cookies, culprits, charges: events only */
+	bits = BIT(WHY_TEN_PERCENT) | BIT(WHY_NO_CHARGE) | BIT(WHY_FLAPPING) |
+	       BIT(WHY_SLOW_RECOVERY) | BIT(WHY_COOKIE_FLOOR) | BIT(WHY_TIGHTER_OWNS) |
+	       BIT(WHY_GHOST_CULPRIT);
+	/* io.stat's debug keys stand in for windows and depths */
+	if (!m->iostat_debug_rows)
+		bits |= BIT(WHY_UNREACHABLE) | BIT(WHY_NOTHING_TO_THROTTLE);
+	return bits;
+}
+
 int why_analyse(struct why_model *m, struct why_findings *out)
 {
-	static const rule_fn group_rules[] = {
-		rule_target_parse, rule_unreachable, rule_ten_percent, rule_nothing,
-		rule_tighter, rule_no_charge,
-	};
-	static const rule_fn parent_rules[] = {
-		rule_floor, rule_flapping, rule_slow_recovery, rule_ghost,
+	static const struct { rule_fn fn; enum why_rule rule; } group_rules[] = {
+		{ rule_target_parse, WHY_TARGET_PARSE }, { rule_unreachable, WHY_UNREACHABLE },
+		{ rule_ten_percent, WHY_TEN_PERCENT }, { rule_nothing, WHY_NOTHING_TO_THROTTLE },
+		{ rule_tighter, WHY_TIGHTER_OWNS }, { rule_no_charge, WHY_NO_CHARGE },
+	}, parent_rules[] = {
+		{ rule_floor, WHY_COOKIE_FLOOR }, { rule_flapping, WHY_FLAPPING },
+		{ rule_slow_recovery, WHY_SLOW_RECOVERY }, { rule_ghost, WHY_GHOST_CULPRIT },
 	};
 	size_t i, k, n = m->n;
 	int err;
@@ -1024,13 +1046,17 @@ int why_analyse(struct why_model *m, struct why_findings *out)
 	out->events = m->events;
 	out->rows = m->rows;
 	memcpy(out->lost, m->lost, sizeof(out->lost));
+	out->unchecked = why_rules_unchecked(m);
+	out->iostat_mode = m->iostat_rows > 0;
 	for (i = 0; i < n; i++) {
 		struct why_cg *c = m->v[i];
 
 		if (is_root(c))
 			continue;
 		for (k = 0; k < sizeof(group_rules) / sizeof(*group_rules); k++) {
-			err = group_rules[k](m, c, out);
+			if (out->unchecked & BIT(group_rules[k].rule))
+				continue;
+			err = group_rules[k].fn(m, c, out);
 			if (err)
 				return err;
 		}
@@ -1041,7 +1067,9 @@ int why_analyse(struct why_model *m, struct why_findings *out)
 		if (!p->is_parent)
 			continue;
 		for (k = 0; k < sizeof(parent_rules) / sizeof(*parent_rules); k++) {
-			err = parent_rules[k](m, p, out);
+			if (out->unchecked & BIT(parent_rules[k].rule))
+				continue;
+			err = parent_rules[k].fn(m, p, out);
 			if (err)
 				return err;
 		}

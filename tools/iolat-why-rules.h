@@ -35,7 +35,21 @@ struct why_findings {
 	double first, last;	/* the time the recordings span */
 	size_t events, rows;	/* what was read */
 	__u64 lost[WHY_SRC_NR];	/* what the tools lost */
+	/*
+	 * Rules not run, a bit per enum why_rule: the recording is iolat-top's
+	 * io.stat mode alone (no events), and they need what only the events
+	 * tell.  why_rules_unchecked() says which.
+	 */
+	unsigned int unchecked;
+	bool iostat_mode;	/* iolat-top's rows came from its io.stat mode */
 };
+
+/*
+ * The rules a model fed only iolat-top's io.stat mode cannot check: all
+ * but target_not_as_meant and depth_unknown, and unreachable_target and
+ * nothing_to_throttle too without blkcg_debug_stats.  0 with events.
+ */
+unsigned int why_rules_unchecked(const struct why_model *m);
 
 /* Run every rule over what was fed: findings in @out, 0 or -ENOMEM. */
 int why_analyse(struct why_model *m, struct why_findings *out);

@@ -453,6 +453,31 @@ static void print_lost(const struct why_findings *fs)
 	wrap(text, 0, 3);
 }
 
+/*
+ * The findings not checked: the recording is iolat-top's io.stat mode
+ * (a kernel without the events), and they rest on what only the events
+ * tell.  Said under the first line, so that "no finding" is read right.
+ */
+static void print_unchecked(const struct why_findings *fs)
+{
+	char text[1024];
+	size_t len;
+	int r;
+
+	if (!fs->unchecked)
+		return;
+	len = snprintf(text, sizeof(text), TOOL ": iolat-top ran without the iolatency "
+		       "events (io.stat mode), so these were not checked:");
+	for (r = 0; r < WHY_RULE_NR; r++)
+		if (fs->unchecked & (1U << r))
+			len += snprintf(text + len, sizeof(text) - len, " %s,",
+					why_rule_names[r]);
+	snprintf(text + len - 1, sizeof(text) - len + 1, "%s",
+		 fs->unchecked & (1U << WHY_UNREACHABLE) ?
+		 " (blkcg_debug_stats was off: io.stat had neither windows nor depths)" : "");
+	wrap(text, 0, 3);
+}
+
 static void print_text(const struct why_findings *fs, size_t n)
 {
 	size_t i, k = 0;
@@ -461,12 +486,14 @@ static void print_text(const struct why_findings *fs, size_t n)
 		printf(TOOL ": no finding in %zu iolat-snoop events and %zu iolat-top rows "
 		       "over %.0fs\n", fs->events, fs->rows, fs->last - fs->first);
 		print_lost(fs);
+		print_unchecked(fs);
 		return;
 	}
 	printf(TOOL ": %zu finding%s in %zu iolat-snoop events and %zu iolat-top rows "
 	       "over %.0fs\n", n, n == 1 ? "" : "s", fs->events, fs->rows,
 	       fs->last - fs->first);
 	print_lost(fs);
+	print_unchecked(fs);
 	for (i = 0; i < fs->n; i++) {
 		const struct why_finding *f = &fs->v[i];
 
@@ -492,10 +519,17 @@ static void print_json(const struct why_findings *fs)
 	size_t i, k = 0;
 
 	printf("{\"schema\":\"iolat-why/1\",\"events\":%zu,\"rows\":%zu,\"span_s\":%.3f,"
-	       "\"snoop_lost_events\":%llu,\"top_lost_events\":%llu,\"findings\":[",
+	       "\"snoop_lost_events\":%llu,\"top_lost_events\":%llu,",
 	       fs->events, fs->rows, fs->last - fs->first,
 	       (unsigned long long)fs->lost[WHY_SRC_SNOOP],
 	       (unsigned long long)fs->lost[WHY_SRC_TOP]);
+	/* The rules not run on an io.stat-mode recording (no events). */
+	printf("\"unchecked\":[");
+	for (i = 0; i < WHY_RULE_NR; i++)
+		if (fs->unchecked & (1U << i))
+			printf("%s\"%s\"", k++ ? "," : "", why_rule_names[i]);
+	printf("],\"findings\":[");
+	k = 0;
 	for (i = 0; i < fs->n; i++) {
 		const struct why_finding *f = &fs->v[i];
 		const char *s = f->others;

@@ -1180,6 +1180,241 @@ static void test_descriptors(void)
 	check(rc == 0, "descriptors: EMFILE in a device check is not \"device gone\" (%d)", rc);
 }
 
+
+/* Whitespace field @k (0-based) of @line, in a static buffer. */
+static const char *field(const char *line, int k)
+{
+	static char buf[64];
+	const char *s = line;
+	int i, len;
+
+	for (i = 0; *s; i++) {
+		while (*s == ' ')
+			s++;
+		len = strcspn(s, " \n");
+		if (i == k) {
+			snprintf(buf, sizeof(buf), "%.*s", len, s);
+			return buf;
+		}
+		s += len;
+	}
+	return "(none)";
+}
+
+/*
+ * The text columns only the events fill, by their field index in a row
+ * (the path has no space): ACCLAT VERDICT ACTION MINDEP LIMITED COOKIE
+ * CHG/s PAID/s WAIT/s WAITus MISSED.
+ */
+static const int events_only_cols[] = { 4, 6, 7, 11, 12, 13, 15, 16, 17, 18, 19 };
+/* JSON keys that only the events fill: null in the io.stat mode. */
+static const char *const events_only_keys[] = {
+	"\"window\":null", "\"cookie\":null", "\"delay_charged_ms_per_s\":null",
+	"\"delay_paid_ms_per_s\":null", "\"throttled_bios_per_s\":null",
+	"\"delay_charged_ms\":null", "\"delay_paid_ms\":null", "\"throttled_bios\":null",
+	"\"interval\":null",
+};
+
+/* Every events-only cell of @path's row is unknown, never 0 or ok. */
+static void check_unknowns(const char *text, const char *json, const char *path,
+			   const char *what)
+{
+	char line[1024], obj[4096], bad[256] = "";
+	size_t i;
+
+	/* text_row() and json_row() share a buffer: copies */
+	snprintf(line, sizeof(line), "%s", text_row(text, path));
+	snprintf(obj, sizeof(obj), "%s", json_row(json, path));
+	for (i = 0; i < sizeof(events_only_cols) / sizeof(*events_only_cols); i++)
+		if (strcmp(field(line, events_only_cols[i]), "?"))
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), " col%d=%s",
+				 events_only_cols[i], field(line, events_only_cols[i]));
+	check(!*bad, "fallback %s: %s's events-only columns are '?'%s: %s", what, path,
+	      bad, line);
+	*bad = '\0';
+	for (i = 0; i < sizeof(events_only_keys) / sizeof(*events_only_keys); i++)
+		if (!strstr(obj, events_only_keys[i]))
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), " %s",
+				 events_only_keys[i]);
+	check(!*bad && !strstr(obj, "\"state\":\"ok\"") && !strstr(obj, "scale_skips") &&
+	      !strstr(obj, "\"windows\""),
+	      "fallback %s: %s's events-only keys null (missing:%s): %s", what, path,
+	      *bad ? bad : " none", obj);
+}
+
+/*
+ * The io.stat mode (a kernel without the events, or --no-events): rows
+ * from io.latency and io.stat alone.  With blkcg_debug_stats on, io.stat
+ * tells depth, use_delay, the pending delay and a window figure; off, it
+ * tells rates only.  PSI where io.pressure is there.  What only the
+ * events tell is unknown: '?' in text, null in JSON, absent in -P.
+ */
+static void test_fallback(void)
+{
+	struct fixture fx = {};
+	struct top_report rep;
+	const char *text, *json, *prom;
+	struct top_row *r;
+	char fn[8192];
+	int pass;
+
+	mkcg("/fb");
+	mkcg("/fb/tight");
+	mkcg("/fb/loose");
+	mkcg("/fb/rot");
+	put("/fb/tight/io.latency", "%u:%u target=1000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	put("/fb/tight/io.pressure", "some avg10=12.50 avg60=3.00 avg300=1.00 total=123\n"
+	    "full avg10=3.25 avg60=1.00 avg300=0.50 total=45\n");
+	scan(&fx);
+	fx.m.mode = TOP_MODE_IOSTAT;
+	fx.m.mode_reason = "this kernel has no iolatency tracepoints";
+	fx.m.debug_stats = 1;
+	fx.m.start_ns = 1;
+	for (pass = 0; pass < 2; pass++) {
+		put("/fb/io.stat", "%s", iostat_line(DEV1, 8192 * (pass + 1), 3 * (pass + 1), NULL));
+		put("/fb/tight/io.stat", "%s", iostat_line(DEV1, 4096 * (pass + 1), pass + 1,
+			   " missed=9 total=10 depth=max"));
+		put("/fb/loose/io.stat", "%s", iostat_line(DEV1, 4096 * (pass + 1), 2 * (pass + 1),
+			   " missed=0 total=50 depth=1 use_delay=3 delay_nsec=2000000"));
+		put("/fb/rot/io.stat", "%s", iostat_line(DEV1, 4096 * (pass + 1), pass + 1,
+			   " depth=max avg_lat=2500 win=400"));
+		fx.m.now_ns = 1000000000ULL * (pass + 2);
+		interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+		top_model_add_pressure(&fx.m);
+	}
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true,
+				   .time = 1764763200.5, .lost = 7 };
+	text = strdup(render(top_print_text, &rep));
+	json = strdup(render(top_print_json, &rep));
+	prom = strdup(render(top_print_prom, &rep));
+	if (records)
+		fputs(json, records);
+	check(strstr(text, "mode: io.stat only (this kernel has no iolatency tracepoints)") &&
+	      !strstr(text, "lost 7") && !strstr(text, "blkcg_debug_stats"),
+	      "fallback debug on: the header says the mode and why, no lost count:\n%.300s", text);
+	check(strstr(json, "\"mode\":\"iostat\",\"mode_reason\":\"this kernel has no "
+		     "iolatency tracepoints\",\"debug_stats\":true") &&
+	      strstr(json, "\"lost_events\":null"),
+	      "fallback debug on: JSON mode, reason, debug_stats, lost_events null: %.200s", json);
+	r = row(&fx.m, DEV1, "/fb/tight");
+	check(r && !strcmp(r->state, "unthrottled") && r->g.has_depth &&
+	      r->g.depth == IOLAT_DEPTH_MAX && r->iops == 1,
+	      "fallback debug on: tight: unthrottled, depth max, 1 IOPS (%s, %g)",
+	      r ? r->state : "(no row)", r ? r->iops : -1);
+	check(!strcmp(field(text_row(text, "/fb/tight"), 3), "90%miss") &&
+	      !strcmp(field(text_row(text, "/fb/tight"), 5), "10") &&
+	      !strcmp(field(text_row(text, "/fb/tight"), 20), "12.5/3.2"),
+	      "fallback debug on: tight's WINLAT 90%%miss, SAMP 10 (io.stat missed/total), "
+	      "PSI 12.5/3.2: %s", text_row(text, "/fb/tight"));
+	check(strstr(json_row(json, "/fb/tight"), "\"io_pressure_some_pct\":12.50,"
+		     "\"io_pressure_full_pct\":3.25,\"iostat_debug\":{\"delay_ms\":0.000,"
+		     "\"avg_lat_us\":null,\"win_ms\":null,\"missed\":9,\"total\":10}") != NULL,
+	      "fallback debug on: tight's PSI and io.stat debug keys: %s",
+	      json_row(json, "/fb/tight"));
+	check(strstr(json_row(json, "/fb/loose"), "\"depth\":1,\"cookie\":null,"
+		     "\"state\":\"delayed\",\"use_delay\":3") &&
+	      strstr(json_row(json, "/fb/loose"), "\"io_pressure_some_pct\":null") &&
+	      strstr(json_row(json, "/fb/loose"), "\"delay_ms\":2.000"),
+	      "fallback debug on: loose: depth 1, delayed, use_delay 3, 2 ms pending, no PSI: %s",
+	      json_row(json, "/fb/loose"));
+	check(!strcmp(field(text_row(text, "/fb/rot"), 3), "2500us") &&
+	      !strcmp(field(text_row(text, "/fb/rot"), 5), "?"),
+	      "fallback debug on: rot's WINLAT is io.stat's avg_lat, SAMP unknown: %s",
+	      text_row(text, "/fb/rot"));
+	check_unknowns(text, json, "/fb/tight", "debug on");
+	check_unknowns(text, json, "/fb/loose", "debug on");
+	check(strstr(prom, "iolat_depth{device=\"4000:1\",cgroup=\"/fb/loose\"} 1\n") &&
+	      strstr(prom, "iolat_use_delay{device=\"4000:1\",cgroup=\"/fb/loose\"} 3\n") &&
+	      !strstr(prom, "iolat_windows_total{") && !strstr(prom, "iolat_depth_limited_seconds_total{") &&
+	      !strstr(prom, "iolat_delay_charged_seconds_total{") &&
+	      !strstr(prom, "iolat_throttled_bios_total{") && !strstr(prom, "iolat_depth_min{") &&
+	      !strstr(prom, "iolat_scale_cookie{") && !strstr(prom, "iolat_lost_events_total"),
+	      "fallback debug on: -P has depth and use_delay, not the events' metrics");
+	free((void *)text);
+	free((void *)json);
+	free((void *)prom);
+
+	/* Debug stats off, no PSI anywhere: rates only. */
+	snprintf(fn, sizeof(fn), "%s/fb/tight/io.pressure", root);
+	unlink(fn);
+	fx.m.debug_stats = 0;
+	fx.m.mode_reason = "--no-events";
+	for (pass = 2; pass < 4; pass++) {
+		put("/fb/tight/io.stat", "%s", iostat_line(DEV1, 4096 * (pass + 1), pass + 1, NULL));
+		put("/fb/loose/io.stat", "%s", iostat_line(DEV1, 4096 * (pass + 1), 2 * (pass + 1), NULL));
+		put("/fb/rot/io.stat", "%s", iostat_line(DEV1, 4096 * (pass + 1), pass + 1, NULL));
+		interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+		top_model_add_pressure(&fx.m);
+	}
+	text = strdup(render(top_print_text, &rep));
+	json = strdup(render(top_print_json, &rep));
+	prom = strdup(render(top_print_prom, &rep));
+	if (records)
+		fputs(json, records);
+	check(strstr(text, "mode: io.stat only (--no-events)") &&
+	      strstr(text, "blkcg_debug_stats off: ") &&
+	      strstr(text, "echo 1 > /sys/module/blk_cgroup/parameters/blkcg_debug_stats"),
+	      "fallback debug off: the header says so, and how to turn it on:\n%.400s", text);
+	r = row(&fx.m, DEV1, "/fb/loose");
+	check(r && !strcmp(r->state, "unknown") && !r->g.has_depth && r->iops == 2,
+	      "fallback debug off: loose: state unknown, depth unknown, 2 IOPS (%s)",
+	      r ? r->state : "(no row)");
+	check(!strcmp(field(text_row(text, "/fb/loose"), 3), "?") &&
+	      !strcmp(field(text_row(text, "/fb/loose"), 5), "?") &&
+	      !strcmp(field(text_row(text, "/fb/loose"), 10), "?") &&
+	      !strcmp(field(text_row(text, "/fb/loose"), 20), "?") &&
+	      !strcmp(field(text_row(text, "/fb/loose"), 8), "2"),
+	      "fallback debug off: WINLAT SAMP DEPTH PSI '?', IOPS 2: %s",
+	      text_row(text, "/fb/loose"));
+	check(strstr(json_row(json, "/fb/loose"), "\"depth\":null,\"cookie\":null,"
+		     "\"state\":\"unknown\",\"use_delay\":null") &&
+	      strstr(json_row(json, "/fb/loose"), "\"io_pressure_some_pct\":null,"
+		     "\"io_pressure_full_pct\":null,\"iostat_debug\":null") &&
+	      strstr(json, "\"debug_stats\":false"),
+	      "fallback debug off: depth, use_delay, PSI, io.stat debug null: %s",
+	      json_row(json, "/fb/loose"));
+	check_unknowns(text, json, "/fb/tight", "debug off");
+	check_unknowns(text, json, "/fb/loose", "debug off");
+	check(!strstr(prom, "iolat_depth{device=\"4000:1\",cgroup=\"/fb/") &&
+	      !strstr(prom, "iolat_use_delay{device=\"4000:1\",cgroup=\"/fb/") &&
+	      strstr(prom, "iolat_target_seconds{device=\"4000:1\",cgroup=\"/fb/tight\"} 0.001"),
+	      "fallback debug off: -P has the target, no depth or use_delay:\n%s", prom);
+	free((void *)text);
+	free((void *)json);
+	free((void *)prom);
+	fixture_free(&fx);
+}
+
+/* blk_cgroup's parameter read as on, off, unknown; io.pressure parsed. */
+static void test_debug_param(void)
+{
+	char fn[8192];
+	double some = -1, full = -1;
+	int on, off, gone, rc;
+
+	snprintf(fn, sizeof(fn), "%s/param", root);
+	iolat_debug_stats_path_set(fn);
+	put("/param", "Y\n");
+	on = iolat_debug_stats();
+	put("/param", "N\n");
+	off = iolat_debug_stats();
+	unlink(fn);
+	gone = iolat_debug_stats();
+	iolat_debug_stats_path_set(NULL);
+	check(on == 1 && off == 0 && gone == -1,
+	      "blkcg_debug_stats: Y on, N off, no file unknown (%d %d %d)", on, off, gone);
+	mkcg("/psi");
+	put("/psi/io.pressure", "some avg10=0.50 avg60=0.10 avg300=0.00 total=9\n"
+	    "full avg10=0.25 avg60=0.00 avg300=0.00 total=3\n");
+	rc = iolat_pressure_read("/psi", &some, &full);
+	check(!rc && some == 0.5 && full == 0.25, "io.pressure: some 0.5, full 0.25 (%d)", rc);
+	put("/psi/io.pressure", "garbage\n");
+	check(iolat_pressure_read("/psi", &some, &full) < 0, "io.pressure: no avg10: none");
+	check(iolat_pressure_read("/", &some, &full) < 0 &&
+	      iolat_pressure_read("/nonesuch", &some, &full) < 0,
+	      "io.pressure: the root's and a missing one: none");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || argc > 3) {
@@ -1209,6 +1444,8 @@ int main(int argc, char **argv)
 	test_ticks();
 	test_output_errors();
 	test_descriptors();
+	test_fallback();
+	test_debug_param();
 	if (records)
 		fclose(records);
 	printf("%d checks, %d failed\n", checks, failed);

@@ -159,6 +159,48 @@ grep -q '"snoop_lost_events":0,"top_lost_events":0,' "$tmp/json" ||
 "$W" --snoop "$D/why-swap.snoop.json" | grep -q lost && fail "why-swap speaks of lost events"
 note "lost events said (iolat-snoop 3, iolat-top 5), in text and -j; none when none"
 
+# iolat-top's io.stat mode (a kernel without the events): the rules that
+# need the events are listed as unchecked, in -j and in text, and not
+# run; those io.stat can feed are.  The recordings (gen-fallback.sh) use
+# only keys README.md lists for iolat-top.
+for f in "$D"/fallback-*.top.json; do
+	extra=$(comm -13 <(json_keys iolat-top) <(json_written iolat-top "$f"))
+	[ -z "$extra" ] || fail "${f##*/} has keys README.md does not list: $(echo $extra)"
+done
+events_only="ten_percent_rule no_charge_without_target flapping slow_recovery cookie_at_floor tighter_sibling_owns_scaling ghost_culprit"
+# fallback NAME WANT-RULES WANT-UNCHECKED
+fallback() {
+	local uc
+	rules --top "$D/fallback-$1.top.json"
+	uc=$(grep -o '"unchecked":\[[^]]*\]' "$tmp/json" | sed 's/^"unchecked"://' | grep -o '"[a-z_]*"' | tr -d '"' |
+		sort | tr '\n' ' ' | sed 's/ $//')
+	[ "$got" = "$2" ] || fail "fallback-$1: found '$got', want '$2' ($(cat "$tmp/err"))"
+	[ "$uc" = "$(printf '%s\n' $3 | sort | tr '\n' ' ' | sed 's/ $//')" ] ||
+		fail "fallback-$1: unchecked '$uc', want '$3'"
+	[ "$rc" = "$([ -n "$2" ] && echo 1 || echo 0)" ] || fail "fallback-$1: exit status $rc"
+	note "fallback-$1: ${got:-no finding} (status $rc); unchecked: $uc"
+}
+# debug stats on: io.stat's missed/total and depths feed unreachable_target
+fallback unreachable unreachable_target "$events_only"
+fallback healthy "" "$events_only"
+# debug stats off: rates only; depth_unknown is true, and says why
+fallback nodebug depth_unknown "$events_only unreachable_target nothing_to_throttle"
+expect_text_in() { # FILE PATTERN: iolat-why's text on iolat-top recording FILE
+	# the text is wrapped: one line, single spaces
+	"$W" --top "$D/$1" 2>&1 | tr '\n' ' ' | tr -s ' ' >"$tmp/out"
+	grep -Eq -- "$2" "$tmp/out" || fail "$1: no /$2/ in: $(cat "$tmp/out")"
+	note "$1: \"$(grep -Eo -- "$2" "$tmp/out" | head -1)\""
+}
+expect_text_in fallback-healthy.top.json "without the iolatency events \(io.stat mode\), so these were not"
+expect_text_in fallback-nodebug.top.json "blkcg_debug_stats was off"
+expect_text_in fallback-nodebug.top.json "iolat-top ran without the events, so nothing else tells them"
+expect_text_in fallback-unreachable.top.json "still 18 of 18 in io.stat's windows in progress"
+# With the events nothing is unchecked, and nothing is said of it.
+rules --snoop "$D/why-unreachable.snoop.json" --top "$D/why-unreachable.top.json"
+grep -q '"unchecked":\[\],' "$tmp/json" || fail "events: unchecked not empty: $(head -c 300 "$tmp/json")"
+"$W" --top "$D/why-unreachable.top.json" | grep -q "not checked" && fail "events recording says 'not checked'"
+note "events recordings: nothing unchecked"
+
 # Keys the tools may add or rename around the ones read, and a schema
 # field: ignored.  A recording cut short mid-line: the rest is used.
 sed 's/^{/{"schema":"iolat-snoop\/2","unknown_key":[1,{"x":null}],/' \
