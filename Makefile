@@ -10,6 +10,12 @@ BUILD ?= $(CURDIR)/build
 override BUILD := $(abspath $(BUILD))
 export BUILD
 
+# The kernel the kernel, check and guest targets work on: 6.1 (the
+# default, in build/linux and build/kbuild*) or 6.12 (build/linux-6.12,
+# build/kbuild-6.12*); guest/kver.sh has the list.  The tools are built
+# once, from 6.1's BTF, and run on both.
+KVER ?= 6.1
+
 .PHONY: help deps kernel kernel-debug tree check-patches check-notrace check-series \
 	guest tools install uninstall test test-debug demo scenario bench bench-scale clean distclean
 
@@ -17,6 +23,8 @@ help:
 	@echo 'make deps           install the Debian packages the project needs (root)'
 	@echo 'make kernel         build the patched guest kernel (build/kbuild)'
 	@echo 'make kernel-debug   build it with guest/debug.config (build/kbuild-debug)'
+	@echo '   KVER=6.12        ... of linux-source-6.12 (build/kbuild-6.12[-debug]);'
+	@echo '                    the kernel, check, test and guest targets take KVER'
 	@echo 'make tools          build the BPF tools against the kernel BTF'
 	@echo 'make install        install the built tools, man pages, exporter unit, alert'
 	@echo '                    rules (PREFIX=/usr/local, DESTDIR=); make uninstall'
@@ -26,7 +34,7 @@ help:
 	@echo 'make bench          IOPS with no tracing, iolat-top, all events (printed)'
 	@echo 'make bench-scale    iolat-top CPU and syscalls per interval, 100-10,000 cgroups'
 	@echo 'make guest CMD=..   boot the guest and run CMD in it'
-	@echo 'make check-patches  checkpatch --strict every patch of patches/series'
+	@echo 'make check-patches  checkpatch --strict every patch of patches/$(KVER)/series'
 	@echo 'make check-notrace  W=1 without CONFIG_TRACEPOINTS: the series adds no warning'
 	@echo 'make check-series   build the kernel after each patch in turn'
 	@echo 'make clean          remove the tools (build/tools); distclean removes build/'
@@ -36,26 +44,26 @@ deps:
 	@guest/install-deps
 
 kernel:
-	@guest/build-kernel
+	@guest/build-kernel --kver $(KVER)
 
 kernel-debug:
-	@guest/build-kernel --variant debug
+	@guest/build-kernel --kver $(KVER) --variant debug
 
 tree:
-	@guest/build-kernel --tree-only
+	@guest/build-kernel --kver $(KVER) --tree-only
 
 check-patches:
-	@guest/check-patches
+	@guest/check-patches --kver $(KVER)
 
 check-notrace:
-	@guest/check-notrace
+	@guest/check-notrace --kver $(KVER)
 
 check-series:
-	@guest/build-kernel --check-series
+	@guest/build-kernel --kver $(KVER) --check-series
 
 guest:
 	@test -n "$(CMD)" || { echo 'usage: make guest CMD="command"' >&2; exit 2; }
-	@guest/run -- sh -c '$(CMD)'
+	@guest/run --kver $(KVER) -- sh -c '$(CMD)'
 
 tools:
 	@$(MAKE) -s -C tools BUILD=$(BUILD)
@@ -66,14 +74,14 @@ install uninstall:
 
 # Both kernels: the default run ends with a subset on the debug kernel.
 test: kernel kernel-debug tools
-	@tests/run
+	@tests/run --kver $(KVER)
 
 test-debug: kernel-debug tools
-	@tests/run --variant debug
+	@tests/run --kver $(KVER) --variant debug
 
 # Set up whatever is missing, then boot and show the noisy neighbour.
 demo: deps kernel tools
-	@guest/run -t 600 -e IOLAT_TOOLS=$(BUILD)/tools -- $(CURDIR)/guest/demo
+	@guest/run --kver $(KVER) -t 600 -e IOLAT_TOOLS=$(BUILD)/tools -- $(CURDIR)/guest/demo
 
 # One scenario of guest/scenarios/, S=N or its name (SECS=N: each phase's
 # length).  Its output, its iolat-top -j recording and, with gnuplot, the
@@ -83,7 +91,7 @@ scenario: tools
 	@s=$$(ls -d guest/scenarios/$(S) guest/scenarios/$(S)-* 2>/dev/null | head -1); \
 	test -n "$$s" && test -x "$$s" || { echo "make scenario: no scenario '$(S)' in guest/scenarios/" >&2; exit 2; }; \
 	name=$${s##*/}; out=$(BUILD)/scenarios/$$name; \
-	guest/run -t 900 -o "$$out" -e IOLAT_TOOLS=$(BUILD)/tools \
+	guest/run --kver $(KVER) -t 900 -o "$$out" -e IOLAT_TOOLS=$(BUILD)/tools \
 		$(if $(SECS),-e IOLAT_SECS=$(SECS)) -- $(CURDIR)/$$s || exit; \
 	echo "recording: $$out/$$name.json"; \
 	if command -v gnuplot >/dev/null && command -v jq >/dev/null; then \
@@ -93,7 +101,7 @@ scenario: tools
 
 # Printed figures, not a test: IOPS with and without tracing.
 bench: tools
-	@guest/run -t 900 -e IOLAT_TOOLS=$(BUILD)/tools -- $(CURDIR)/guest/bench
+	@guest/run --kver $(KVER) -t 900 -e IOLAT_TOOLS=$(BUILD)/tools -- $(CURDIR)/guest/bench
 
 # Printed figures, not a test: iolat-top's own CPU and system calls per
 # interval with 100, 1,000 and 10,000 cgroups (IOLAT_BENCH_SIZES, _SECS,
@@ -101,7 +109,7 @@ bench: tools
 BENCH_ENV := $(foreach v,IOLAT_BENCH_SIZES IOLAT_BENCH_SECS IOLAT_BENCH_WORKERS \
 	IOLAT_BENCH_STRACE,$(if $($(v)),-e "$(v)=$($(v))"))
 bench-scale: tools
-	@guest/run -t 3600 -e IOLAT_TOOLS=$(BUILD)/tools $(BENCH_ENV) -- $(CURDIR)/guest/bench-scale
+	@guest/run --kver $(KVER) -t 3600 -e IOLAT_TOOLS=$(BUILD)/tools $(BENCH_ENV) -- $(CURDIR)/guest/bench-scale
 
 clean:
 	@$(MAKE) -s -C tools BUILD=$(BUILD) clean

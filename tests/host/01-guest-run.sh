@@ -9,6 +9,12 @@ expect 2 "bad timeout" "$R" -t 0 true
 expect 2 "unknown option" "$R" --bogus true
 expect 2 "bad --env" "$R" -e NOEQUALS true
 expect 2 "kbuild-nosuch.* is not built" "$R" --variant nosuch true
+# Other kernel versions: their own build directories, named in the hint.
+expect 2 "kbuild-6.12/.* is not built: run 'make kernel KVER=6.12'" \
+	env BUILD=/nonexistent "$R" --kver 6.12 true
+expect 2 "kbuild-6.12-debug/.* is not built: run 'make kernel-debug KVER=6.12'" \
+	env BUILD=/nonexistent "$R" --kver 6.12 --variant debug true
+expect 2 "unsupported kernel version '5.4'" "$R" --kver 5.4 true
 # The command's own status comes back.
 "$R" -q -t 120 -o "$BUILD/tests/host/run-status" -- sh -c 'exit 7'
 rc=$?

@@ -24,11 +24,14 @@ fake_build "$tmp/build" ""
 # log $FAKE_SERIAL and exits $FAKE_RC.
 cat >"$tmp/guest-run" <<'FAKE'
 #!/usr/bin/env bash
-out= base=0
+out= base=0 kernel=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) out=$2; shift 2 ;;
-	-e) case $2 in IOLAT_TEST_BASE=*) base=${2#*=} ;; esac; shift 2 ;;
+	-e) case $2 in
+	    IOLAT_TEST_BASE=*) base=${2#*=} ;;
+	    IOLAT_VARIANT=*) kernel=${2#*=} ;;
+	    esac; shift 2 ;;
 	--) shift; break ;;
 	-q) shift ;;
 	*) shift 2 ;;
@@ -41,7 +44,7 @@ mkdir -p "$out"
 n=$base
 for t in "$@"; do
 	n=$((n + 1))
-	[ "$FAKE_RESULT" = ok ] && echo "ok $n $suite/$t" >>"$out/results"
+	[ "$FAKE_RESULT" = ok ] && echo "ok $n ${kernel:+$kernel:}$suite/$t" >>"$out/results"
 	echo "$suite/$t 3" >>"$out/durations"
 done
 cp "$FAKE_SERIAL" "$out/serial.log"
@@ -138,3 +141,25 @@ for t in reliability/03-remove-throttled reliability/06-remove-device reliabilit
 	[[ " $debug_set " == *" $t "* ]] || fail "the default debug subset lacks $t: $debug_set"
 done
 note "debug subset: $debug_set"
+# Another kernel version: its results are named after it, its kernel is
+# found in build/kbuild-KVER[-VARIANT], and the one to build is named.
+fake_build "$tmp/build" "-6.12"
+printf '%s\n' "$boot" "$tests" "$done_" >"$tmp/serial.log"
+for how in "6.12:harness/01-kernel" "--kver 6.12 harness/01-kernel"; do
+	# shellcheck disable=SC2086
+	out=$(BUILD=$tmp/build IOLAT_GUEST_RUN=$tmp/guest-run FAKE_RC=0 FAKE_RESULT=ok \
+		FAKE_SERIAL=$tmp/serial.log "$REPO/tests/run" $how 2>&1)
+	[ "$(echo "$out" | tail -1)" = "2 passed, 0 failed, 0 skipped" ] &&
+		echo "$out" | grep -q '^ok 1 6.12:harness/01-kernel$' &&
+		echo "$out" | grep -q '^ok 2 6.12:harness/boot$' ||
+		fail "tests/run $how: $out"
+	note "tests/run $how: results named 6.12:harness/..."
+done
+expect 2 "kernel not built .*kbuild-6.12-debug.*make kernel-debug KVER=6.12" \
+	env BUILD="$tmp/build" IOLAT_GUEST_RUN="$tmp/guest-run" "$REPO/tests/run" --kver 6.12 debug:harness
+expect 2 "kernel not built .*kbuild-6.12-debug.*make kernel-debug KVER=6.12" \
+	env BUILD="$tmp/build" IOLAT_GUEST_RUN="$tmp/guest-run" "$REPO/tests/run" 6.12-debug:harness
+expect 2 "unsupported kernel version '5.4'" \
+	env BUILD="$tmp/build" IOLAT_GUEST_RUN="$tmp/guest-run" "$REPO/tests/run" 5.4:harness
+expect 2 "unsupported kernel version '5.4'" \
+	env BUILD="$tmp/build" IOLAT_GUEST_RUN="$tmp/guest-run" "$REPO/tests/run" --kver 5.4

@@ -5,7 +5,10 @@
 . "$IOLAT_REPO/tests/lib.sh"
 need_tools
 
-[ "${IOLAT_VARIANT:-}" = debug ] || skip "layouts only differ on the debug kernel (debug:tools)"
+# IOLAT_KERNEL_VARIANT is debug on every version's debug kernel
+# (6.12-debug:tools too); older runners set only IOLAT_VARIANT.
+[ "${IOLAT_KERNEL_VARIANT:-${IOLAT_VARIANT:-}}" = debug ] ||
+	skip "layouts only differ on the debug kernel (debug:tools)"
 built=$IOLAT_REPO/build/kbuild/vmlinux
 [ -r "$built" ] || fail "no $built: the BTF the tools were built against"
 size() { bpftool btf dump file "$1" format raw | grep -o "STRUCT '$2' size=[0-9]*" | head -1 | cut -d= -f2; }

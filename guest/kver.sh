@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sourced by the scripts that build, check or boot a kernel: which kernel
+# versions the series is ported to, and where each one's series, source
+# tree and objects live.  6.1, the default, keeps the directories it had
+# before 6.12 came (build/linux, build/kbuild[-VARIANT]) so that trees
+# and ccache entries built before stay valid; the others have the
+# version in their names (build/linux-6.12, build/kbuild-6.12[-VARIANT]).
+#
+# Needs REPO and BUILD set.
+
+KVERS=(6.1 6.12)
+KVER_DEFAULT=6.1
+
+# kver_check KVER: return 1, saying so, unless KVER is one of KVERS.
+kver_check() {
+	local k
+	for k in "${KVERS[@]}"; do
+		[ "$1" = "$k" ] && return 0
+	done
+	echo "unsupported kernel version '$1': want one of ${KVERS[*]}" >&2
+	return 1
+}
+
+# kver_tag KVER: "" for the default version, "-KVER" for the others.
+kver_tag() {
+	[ "$1" = "$KVER_DEFAULT" ] || echo "-$1"
+}
+
+# kver_patches KVER: the directory of KVER's series (its "series" file
+# names the patches in order).
+kver_patches() {
+	echo "$REPO/patches/$1"
+}
+
+# kver_tarball KVER: Debian's linux-source-KVER tarball.
+kver_tarball() {
+	echo "/usr/src/linux-source-$1.tar.xz"
+}
+
+# kver_src KVER: the scratch git tree with KVER's source and series.
+kver_src() {
+	echo "$BUILD/linux$(kver_tag "$1")"
+}
+
+# kver_obj KVER [VARIANT]: the object directory (O=) of KVER's kernel,
+# built with guest/VARIANT.config when VARIANT is given.
+kver_obj() {
+	echo "$BUILD/kbuild$(kver_tag "$1")${2:+-$2}"
+}
+
+# kver_make KVER [VARIANT]: the make command that builds that kernel.
+kver_make() {
+	local kv=
+	[ "$1" = "$KVER_DEFAULT" ] || kv=" KVER=$1"
+	echo "make kernel${2:+-$2}$kv"
+}
