@@ -75,6 +75,16 @@ for r in $(seq "$rounds"); do
 	done
 	wait_for 10 rmdir "$CG/$v" 2>/dev/null || fail "round $r: cannot remove v$r: $(cat "$CG/$v/cgroup.procs")"
 	cg_kill iolat-c/park
+	# The group goes offline after rmdir returns, once an RCU grace period
+	# and a work item have passed: seconds on the debug kernel.
+	reset() {
+		grep -q "iolatency_scale_reset: \[$dev:/iolat-c\] .* culprit_id=${ids[r]} .* by=offline" \
+			"$TRACEFS/trace"
+	}
+	wait_for 60 reset || {
+		grep 'iolatency_scale_\(reset\|grp_clear\):' "$TRACEFS/trace" | tail -3
+		fail "round $r: no scale_reset by=offline naming v$r (id ${ids[r]}) 60 s after its removal"
+	}
 done
 sleep 1
 cg_kill iolat-c/loose
