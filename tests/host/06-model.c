@@ -20,27 +20,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/btf.h>
+#include "check.h"
 #include "iolat-common.h"
 #include "iolat-cgroup.h"
 #include "iolat-top-model.h"
 #include "iolat-top-output.h"
 
-static int failed, checks;
 static char root[4096];
-static FILE *records;	/* JSON reports for the schema check (argv[2]) */
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	checks++;
-	failed += !ok;
-	printf("%s: ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 /* Write @text to ROOT/@path (a cgroup-relative file). */
 static void put(const char *path, const char *fmt, ...)
@@ -1421,10 +1407,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s EMPTY-DIR [JSON-RECORDS]\n", argv[0]);
 		return 2;
 	}
-	if (argc == 3 && !(records = fopen(argv[2], "w"))) {
-		perror(argv[2]);
+	if (argc == 3 && check_records_open(argv[2]))
 		return 2;
-	}
 	snprintf(root, sizeof(root), "%s", argv[1]);
 	iolat_cgroup_root_set(root);
 	test_reader();
@@ -1446,8 +1430,5 @@ int main(int argc, char **argv)
 	test_descriptors();
 	test_fallback();
 	test_debug_param();
-	if (records)
-		fclose(records);
-	printf("%d checks, %d failed\n", checks, failed);
-	return failed ? 1 : 0;
+	return check_done();
 }

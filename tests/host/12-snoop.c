@@ -6,29 +6,13 @@
  * made to that file, one a line (06-model.sh's schema check reads it).
  */
 #define _GNU_SOURCE
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "check.h"
 #include "iolat-common.h"
 #include "iolat.h"
 #include "iolat-snoop-output.h"
-
-static int failed, checks;
-static FILE *records;	/* every JSON record, for the schema check */
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	checks++;
-	failed += !ok;
-	printf("%s: ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 /* Fake devices: a major no host has, so its name is "MAJ:MIN". */
 #define DEV1 IOLAT_MKDEV(4000U, 1U)
@@ -224,16 +208,11 @@ static void test_every_event(void)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && !(records = fopen(argv[1], "w"))) {
-		perror(argv[1]);
+	if (argc > 1 && check_records_open(argv[1]))
 		return 2;
-	}
 	test_records();
 	test_lost();
 	test_text_escape();
 	test_every_event();
-	if (records)
-		fclose(records);
-	printf("%d checks, %d failed\n", checks, failed);
-	return failed ? 1 : 0;
+	return check_done();
 }
