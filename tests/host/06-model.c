@@ -47,6 +47,15 @@ static void put(const char *path, const char *fmt, ...)
 	fclose(f);
 }
 
+/* Give the fake tree's cgroup @cg a latency target of @us on @dev. */
+static void put_target(const char *cg, __u32 dev, unsigned int us)
+{
+	char fn[4096];
+
+	snprintf(fn, sizeof(fn), "%s/io.latency", cg);
+	put(fn, "%u:%u target=%u\n", IOLAT_MAJOR(dev), IOLAT_MINOR(dev), us);
+}
+
 static void mkcg(const char *path)
 {
 	char fn[8192];
@@ -137,6 +146,7 @@ struct fixture {
 	struct iolat_cgroups cgs;
 	struct iolat_targets targets;
 	struct top_model m;
+	regex_t re;		/* the rows' filter, m.re, if set */
 };
 
 static void scan(struct fixture *fx)
@@ -145,6 +155,28 @@ static void scan(struct fixture *fx)
 		fprintf(stderr, "cannot scan the fake tree\n");
 		exit(2);
 	}
+}
+
+/* A check that @text (a row, an excerpt) has @want in it. */
+static void check_has(const char *text, const char *want, const char *what)
+{
+	check(strstr(text, want) != NULL, "%s: %s", what, text);
+}
+
+/* Only the rows whose path matches @pattern, as -c @pattern. */
+static void fixture_filter(struct fixture *fx, const char *pattern)
+{
+	if (regcomp(&fx->re, pattern, REG_EXTENDED | REG_NOSUB)) {
+		fprintf(stderr, "bad pattern %s\n", pattern);
+		exit(2);
+	}
+	fx->m.re = &fx->re;
+}
+
+/* The map key of the fake tree's cgroup @path on @dev. */
+static struct iolat_key key(const struct fixture *fx, const char *path, __u32 dev)
+{
+	return (struct iolat_key){ .cgroup_id = cgid(&fx->cgs, path), .dev = dev };
 }
 
 /* One interval: targets, @ng groups and @np parents, io.stat, compute. */
@@ -169,8 +201,26 @@ static int interval(struct fixture *fx, const struct iolat_key *gk,
 	return err;
 }
 
+/*
+ * The cgroups @paths (to NULL), each with a 1 us target on @dev, in
+ * that order, scanned, and one interval with no map entries: a row for
+ * each, on @dev alone.
+ */
+static void targets_only(struct fixture *fx, __u32 dev, const char *const *paths)
+{
+	for (; *paths; paths++) {
+		mkcg(*paths);
+		put_target(*paths, dev, 1);
+	}
+	scan(fx);
+	fx->m.dev = dev;
+	interval(fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+}
+
 static void fixture_free(struct fixture *fx)
 {
+	if (fx->m.re)
+		regfree(&fx->re);
 	top_model_free(&fx->m);
 	iolat_cgroups_free(&fx->cgs);
 	free(fx->targets.v);
@@ -198,7 +248,7 @@ static void test_reader(void)
 
 	mkcg("/r");
 	mkcg("/r/a");
-	put("/r/a/io.latency", "%u:%u target=2000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	put_target("/r/a", DEV1, 2000);
 	scan(&fx);
 	check(fx.cgs.n >= 3 && !strcmp(fx.cgs.v[0].path, "/"),
 	      "reader: the root first (%zu cgroups)", fx.cgs.n);
@@ -232,9 +282,9 @@ static void test_rates(void)
 	mkcg("/t/p");
 	put("/t/io.stat", "%s", iostat_line(DEV1, 1000000, 100, NULL));
 	put("/t/p/io.stat", "%s", iostat_line(DEV1, 1000000, 100, NULL));
-	put("/t/p/io.latency", "%u:%u target=1000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	put_target("/t/p", DEV1, 1000);
 	scan(&fx);
-	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/t/p"), .dev = DEV1 };
+	k = key(&fx, "/t/p", DEV1);
 	check(!interval(&fx, &k, &g, 1, NULL, NULL, 0, 1), "model: first interval");
 	put("/t/io.stat", "%s", iostat_line(DEV1, 3000000, 300, NULL));
 	put("/t/p/io.stat", "%s", iostat_line(DEV1, 3000000, 300, NULL));
@@ -271,9 +321,9 @@ static void test_unknown_rates(void)
 
 	mkcg("/u");
 	put("/u/io.stat", "%s", iostat_line(DEV1, 1000000, 300, NULL));
-	put("/u/io.latency", "%u:%u target=1000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	put_target("/u", DEV1, 1000);
 	scan(&fx);
-	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/u"), .dev = DEV1 };
+	k = key(&fx, "/u", DEV1);
 	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
 	/* The counters went backwards (a cgroup re-created, a map entry reset). */
 	put("/u/io.stat", "%s", iostat_line(DEV1, 500000, 50, NULL));
@@ -349,9 +399,9 @@ static void test_state_unknown(void)
 	put("/s/debug/io.stat", "%s", iostat_line(DEV2, 4096, 1, "use_delay=0 depth=1"));
 	put("/s/relaxed/io.stat", "%s", iostat_line(DEV2, 4096, 1, "use_delay=0 depth=max"));
 	scan(&fx);
-	k[0] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/s/nodebug"), .dev = DEV2 };
-	k[1] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/s/debug"), .dev = DEV2 };
-	k[2] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/s/relaxed"), .dev = DEV2 };
+	k[0] = key(&fx, "/s/nodebug", DEV2);
+	k[1] = key(&fx, "/s/debug", DEV2);
+	k[2] = key(&fx, "/s/relaxed", DEV2);
 	g[1] = g[2] = g[0];
 	interval(&fx, k, g, 3, NULL, NULL, 0, 1);
 	r = row(&fx.m, DEV2, "/s/nodebug");
@@ -395,9 +445,9 @@ static void test_text_escape(void)
 	mkcg("/x/\033[2Jevil");
 	mkcg("/x/tab\there");
 	scan(&fx);
-	k[0] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/x/\033[2Jevil"), .dev = DEV1 };
-	k[1] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/x/tab\there"), .dev = DEV1 };
-	pk = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/x"), .dev = DEV1 };
+	k[0] = key(&fx, "/x/\033[2Jevil", DEV1);
+	k[1] = key(&fx, "/x/tab\there", DEV1);
+	pk = key(&fx, "/x", DEV1);
 	p.culprit_id = k[0].cgroup_id;
 	interval(&fx, k, g, 2, &pk, &p, 1, 1);
 	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
@@ -416,24 +466,12 @@ static void test_text_escape(void)
 /* Rows in tree order: /o, /o/child, then /o-x and /o.b. */
 static void test_tree_order(void)
 {
-	static const char *const want[] = { "/o", "/o/child", "/o/child/z", "/o-x", "/o.b" };
+	static const char *const want[] = { "/o", "/o/child", "/o/child/z", "/o-x", "/o.b", NULL };
 	struct fixture fx = {};
 	char got[512] = "";
 	size_t i, n = 0;
 
-	mkcg("/o");
-	mkcg("/o/child");
-	mkcg("/o/child/z");
-	mkcg("/o-x");
-	mkcg("/o.b");
-	put("/o/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
-	put("/o/child/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
-	put("/o/child/z/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
-	put("/o-x/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
-	put("/o.b/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
-	scan(&fx);
-	fx.m.dev = DEV2;
-	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	targets_only(&fx, DEV2, want);
 	for (i = 0; i < fx.m.n; i++) {
 		strcat(got, " ");
 		strcat(got, fx.m.v[i].path);
@@ -468,21 +506,19 @@ static void test_schema_rows(void)
 				  .scale_lat_ns = 1000000 };
 	struct top_report rep;
 	const char *out;
-	regex_t re;
 
-	regcomp(&re, "^/j", REG_EXTENDED | REG_NOSUB);
+	fixture_filter(&fx, "^/j");
 	mkcg("/j");
 	mkcg("/j/ssd");
 	mkcg("/j/rot");
 	mkcg("/j/io");
-	put("/j/io.latency", "%u:%u target=5000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
-	put("/j/ssd/io.latency", "%u:%u target=1000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	put_target("/j", DEV1, 5000);
+	put_target("/j/ssd", DEV1, 1000);
 	put("/j/io/io.stat", "%s", iostat_line(DEV1, 4096, 1, NULL));
 	scan(&fx);
-	fx.m.re = &re;
-	k[0] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/j/ssd"), .dev = DEV1 };
-	k[1] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/j/rot"), .dev = DEV1 };
-	pk = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/j"), .dev = DEV1 };
+	k[0] = key(&fx, "/j/ssd", DEV1);
+	k[1] = key(&fx, "/j/rot", DEV1);
+	pk = key(&fx, "/j", DEV1);
 	p.culprit_id = k[0].cgroup_id;
 	interval(&fx, k, g, 2, &pk, &p, 1, 1);
 	interval(&fx, k, g, 2, &pk, &p, 1, 1);
@@ -495,7 +531,6 @@ static void test_schema_rows(void)
 	      strstr(out, "\"action\":\"down\"") && !strstr(out, "action_name"),
 	      "json: schema 1, actions as strings: %.100s", out);
 	fixture_free(&fx);
-	regfree(&re);
 }
 
 /*
@@ -513,20 +548,18 @@ static void test_interval_view(void)
 	struct iolat_parent p = { .cookie = 999990, .scale_downs = 1 };
 	struct top_report rep;
 	const char *line;
-	regex_t re;
 
-	regcomp(&re, "^/iv", REG_EXTENDED | REG_NOSUB);
+	fixture_filter(&fx, "^/iv");
 	mkcg("/iv");
 	mkcg("/iv/loose");
 	scan(&fx);
-	fx.m.re = &re;
-	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/iv/loose"), .dev = DEV1 };
-	pk = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/iv"), .dev = DEV1 };
+	k = key(&fx, "/iv/loose", DEV1);
+	pk = key(&fx, "/iv", DEV1);
 	interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
 	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
 	line = json_row(render(top_print_json, &rep), "/iv/loose");
-	check(strstr(line, "\"interval\":null") != NULL,
-	      "interval: the first report has no baseline: null: %s", line);
+	check_has(line, "\"interval\":null",
+		  "interval: the first report has no baseline: null");
 	g.windows = 8;
 	g.windows_missed = 5;
 	g.throttled = 30;
@@ -535,24 +568,23 @@ static void test_interval_view(void)
 	p.scale_ups = 1;
 	interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
 	line = json_row(render(top_print_json, &rep), "/iv/loose");
-	check(strstr(line, "\"interval\":{\"windows\":5,\"windows_missed\":2,"
-		     "\"throttled_bios\":20,\"throttled_wait_mean_us\":100.0,") != NULL,
-	      "interval: 5 windows, 2 missed, 20 bios throttled for 100 us: %s", line);
+	check_has(line, "\"interval\":{\"windows\":5,\"windows_missed\":2,"
+		  "\"throttled_bios\":20,\"throttled_wait_mean_us\":100.0,",
+		  "interval: 5 windows, 2 missed, 20 bios throttled for 100 us");
 	line = json_row(render(top_print_json, &rep), "/iv");
-	check(strstr(line, "\"scale_downs\":3,\"scale_ups\":1,") != NULL,
-	      "interval: the parent scaled its children down 3 times, up once: %s", line);
+	check_has(line, "\"scale_downs\":3,\"scale_ups\":1,",
+		  "interval: the parent scaled its children down 3 times, up once");
 	line = text_row(render(top_print_text, &rep), "/iv/loose");
 	check(strstr(line, " 2/5") && strstr(line, " 100 "),
 	      "interval: text: 2/5 windows missed, 100 us mean wait: %s", line);
 	line = excerpt(render(top_print_text, &rep), "`- children's", "\n");
-	check(strstr(line, "4 down / 1 up (3 / 1 in the interval)") != NULL,
-	      "interval: text: the parent's scalings in the interval: %s", line);
+	check_has(line, "4 down / 1 up (3 / 1 in the interval)",
+		  "interval: text: the parent's scalings in the interval");
 	line = excerpt(render(top_print_prom, &rep),
 		       "iolat_throttled_wait_seconds_total{device=\"4000:1\",cgroup=\"/iv/loose\"}", "\n");
-	check(strstr(line, "} 0.007") != NULL,
-	      "interval: prometheus: the wait as a counter, in seconds: %s", line);
+	check_has(line, "} 0.007",
+		  "interval: prometheus: the wait as a counter, in seconds");
 	fixture_free(&fx);
-	regfree(&re);
 }
 
 /*
@@ -571,18 +603,16 @@ static void test_interval_depth(void)
 	struct iolat_parent p = { .cookie = 1000000 };
 	struct top_report rep;
 	const char *out, *line;
-	regex_t re;
 
-	regcomp(&re, "^/dm", REG_EXTENDED | REG_NOSUB);
+	fixture_filter(&fx, "^/dm");
 	mkcg("/dm");
 	mkcg("/dm/flap");
 	mkcg("/dm/debug");
 	put("/dm/io.stat", "%s", iostat_line(DEV1, 4096, 1, NULL));
 	put("/dm/debug/io.stat", "%s", iostat_line(DEV1, 4096, 1, "depth=3 use_delay=0"));
 	scan(&fx);
-	fx.m.re = &re;
-	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/dm/flap"), .dev = DEV1 };
-	pk = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/dm"), .dev = DEV1 };
+	k = key(&fx, "/dm/flap", DEV1);
+	pk = key(&fx, "/dm", DEV1);
 	fx.m.start_ns = 9000000000ULL;
 	fx.m.epoch = 0;
 	fx.m.now_ns = 10000000000ULL;
@@ -613,17 +643,17 @@ static void test_interval_depth(void)
 	      "interval depth: at 4 now, down to 2, limited 60%%, last action down (missed): %s",
 	      line);
 	line = json_row(out, "/dm/debug");
-	check(strstr(line, "\"depth_min\":3,\"limited_pct\":100.0,\"action\":null") != NULL,
-	      "interval depth: io.stat's depth 3, no event: 3, limited throughout: %s", line);
+	check_has(line, "\"depth_min\":3,\"limited_pct\":100.0,\"action\":null",
+		  "interval depth: io.stat's depth 3, no event: 3, limited throughout");
 	line = json_row(out, "/dm");
-	check(strstr(line, "\"last_scale\":\"down\",\"last_scale_by\":\"window\"") != NULL,
-	      "interval depth: the parent's last scale and its reason: %s", line);
+	check_has(line, "\"last_scale\":\"down\",\"last_scale_by\":\"window\"",
+		  "interval depth: the parent's last scale and its reason");
 	line = text_row(render(top_print_text, &rep), "/dm/flap");
 	check(strstr(line, " missed  down ") && strstr(line, "     4      2     60% "),
 	      "interval depth: text: action down, depth 4, lowest 2, 60%% limited: %s", line);
 	line = excerpt(render(top_print_text, &rep), "`- children's", "\n");
-	check(strstr(line, ", last down by window") != NULL,
-	      "interval depth: text: the parent's last scale: %s", line);
+	check_has(line, ", last down by window",
+		  "interval depth: text: the parent's last scale");
 	out = render(top_print_prom, &rep);
 	line = excerpt(out, "iolat_depth_min{device=\"4000:1\",cgroup=\"/dm/flap\"}", "\n");
 	check(strstr(line, "} 2") != NULL, "interval depth: prometheus: the lowest a gauge: %s", line);
@@ -641,11 +671,10 @@ static void test_interval_depth(void)
 	fx.m.now_ns = 12000000000ULL;
 	interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
 	line = json_row(render(top_print_json, &rep), "/dm/flap");
-	check(strstr(line, "\"depth_min\":4,\"limited_pct\":100.0,\"action\":null,"
-		     "\"verdict\":null}") != NULL,
-	      "interval depth: a change after the refresh began is the next interval's: %s", line);
+	check_has(line, "\"depth_min\":4,\"limited_pct\":100.0,\"action\":null,"
+		  "\"verdict\":null}",
+		  "interval depth: a change after the refresh began is the next interval's");
 	fixture_free(&fx);
-	regfree(&re);
 }
 
 static __u64 inode_of(const char *path)
@@ -693,7 +722,7 @@ static void test_cgroup_changes(void)
 	mkcg("/cc");
 	scan(&fx);
 	mkcg("/cc/new");
-	put("/cc/new/io.latency", "%u:%u target=2000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	put_target("/cc/new", DEV1, 2000);
 	id = inode_of("/cc/new");
 	mv("/cc/new", "/cc/.not-yet");
 	iolat_cgroups_tick(&fx.cgs);
@@ -771,19 +800,9 @@ static void test_truncation(void)
 	struct top_report rep;
 	const char *out, *c;
 	int objects = 0;
-	regex_t re;
 
-	regcomp(&re, "^/cut", REG_EXTENDED | REG_NOSUB);
-	mkcg("/cut");
-	mkcg("/cut/a");
-	mkcg("/cut/b");
-	put("/cut/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
-	put("/cut/a/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
-	put("/cut/b/io.latency", "%u:%u target=1\n", IOLAT_MAJOR(DEV2), IOLAT_MINOR(DEV2));
-	scan(&fx);
-	fx.m.dev = DEV2;
-	fx.m.re = &re;
-	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	fixture_filter(&fx, "^/cut");
+	targets_only(&fx, DEV2, (const char *const[]){ "/cut", "/cut/a", "/cut/b", NULL });
 	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 2, .batch = true };
 	out = render(top_print_json, &rep);
 	for (c = out; (c = strstr(c, "{\"device\":")); c++)
@@ -798,7 +817,6 @@ static void test_truncation(void)
 	check(strstr(out, "\"rows_total\":3,\"rows_shown\":3,") != NULL,
 	      "rows: all 3 shown: %.120s", out);
 	fixture_free(&fx);
-	regfree(&re);
 }
 
 /* iolat_parse_dev(@arg)'s status, what it said in @said, the dev in *@dev. */
@@ -1147,7 +1165,7 @@ static void test_descriptors(void)
 		put(path, "%s", iostat_line(DEV1, 4096, 1, NULL));
 	}
 	scan(&fx);
-	k = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/f"), .dev = DEV1 };
+	k = key(&fx, "/f", DEV1);
 	before = open_fds();
 	interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
 	check(row(&fx.m, DEV1, "/f/c49") != NULL, "descriptors: io.stat of 50 cgroups read");
@@ -1248,7 +1266,7 @@ static void test_fallback(void)
 	mkcg("/fb/tight");
 	mkcg("/fb/loose");
 	mkcg("/fb/rot");
-	put("/fb/tight/io.latency", "%u:%u target=1000\n", IOLAT_MAJOR(DEV1), IOLAT_MINOR(DEV1));
+	put_target("/fb/tight", DEV1, 1000);
 	put("/fb/tight/io.pressure", "some avg10=12.50 avg60=3.00 avg300=1.00 total=123\n"
 	    "full avg10=3.25 avg60=1.00 avg300=0.50 total=45\n");
 	scan(&fx);
