@@ -184,6 +184,63 @@ cookie_up() {
 }
 half() { [ "$1" = max ] && { echo $(($2 / 2)); return; }; local d=$(($1 / 2)); [ $d -lt 1 ] && d=1; echo $d; }
 
+# ---- the cases' common shapes ----
+# tick I: the I-th window of 100 ms: the caller's $ms and $sec (3 decimals)
+tick() { ms=$(($1 * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }'); }
+# snoop_file CASE, top_file CASE: what follows goes to why-CASE.snoop.json
+# or why-CASE.top.json, written anew (iolat-top's with no previous rows)
+snoop_file() { OUT=why-$1.snoop.json; : >"$OUT"; }
+top_file() { OUT=why-$1.top.json; : >"$OUT"; PREV=(); }
+# move_cookie down|up NR: the caller's children's $cookie a step, for NR
+# requests; the one before in $prev
+move_cookie() {
+	prev=$cookie
+	if [ "$1" = down ]; then cookie=$(cookie_down "$2" "$cookie")
+	else cookie=$(cookie_up "$2" "$cookie"); fi
+}
+# window_scale down|up NR PARENT ID CULPRIT CULPRIT_ID SCALE_LAT IDLE_MS:
+# the move, and its scale event at $sec, made by a window
+window_scale() {
+	move_cookie "$1" "$2"
+	scale "$sec" cookie "$3" "$4" "$prev" "$cookie" "$5" "$6" "$7" "$8" window
+}
+# follow down|up CGROUP ID DEPTH_VAR NR: a sibling's depth event after the
+# move at $sec, and the caller's DEPTH_VAR set to the new depth: halved on
+# a step down; one more on a step up, max again at the default cookie
+follow() {
+	local -n depth_of=$4
+	local new
+	if [ "$1" = down ]; then new=$(half "$depth_of" "$5")
+	elif [ "$cookie" = 1000000 ]; then new=max
+	else new=$((depth_of + 1)); fi
+	depth "$sec" "$2" "$3" "$depth_of" "$new" "$cookie" "$5"
+	depth_of=$new
+}
+# depth_state DEPTH, delay_state USE_DELAY: a limited row's state
+depth_state() { if [ "$1" = max ]; then echo ok; else echo throttled; fi; }
+delay_state() { if [ "$1" -gt 0 ]; then echo delayed; else echo throttled; fi; }
+# root_row IOPS RMBPS WMBPS: the root cgroup, from io.stat alone
+root_row() {
+	row / 1 null null 0 0 "$1" "$2" "$3" null null unknown null null null null 0.000 0.000 0 0 -
+}
+# free_row CGROUP ID IOPS RMBPS WMBPS [CHILDREN]: no target and never
+# limited: a parent (CHILDREN: the children object) or a bystander
+free_row() {
+	row "$1" "$2" null null 0 0 "$3" "$4" "$5" max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 "${6:--}"
+}
+# target_row CGROUP ID TARGET WINOBJ WINDOWS MISSED IOPS RMBPS COOKIE STATE:
+# a reader with a target, at depth max, never charged nor throttled
+target_row() {
+	row "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" 0.000 max "$9" "${10}" 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+}
+# limited_row CGROUP ID IOPS RMBPS WMBPS DEPTH COOKIE STATE USE_DELAY RATE:
+# a sibling with no target, never charged, RATE bios throttled a second
+# (RATE * $sec since the start)
+limited_row() {
+	row "$1" "$2" null null 0 0 "$3" "$4" "$5" "$6" "$7" "$8" "$9" 0.000 0.000 "${10}" 0.000 0.000 \
+		$((sec * ${10%.0})) 1 -
+}
+
 # ---- the cases ----
 
 # healthy: /iolat-p/tight (1500us) protected from /iolat-p/loose: the
@@ -194,13 +251,13 @@ half() { [ "$1" = max ] && { echo $(($2 / 2)); return; }; local d=$(($1 / 2)); [
 # and pays.  3 iolat-snoop events are lost at 15 s, 5 of iolat-top's at
 # 20 s.  30 s, 16 requests.
 healthy() {
-	local s=why-healthy.snoop.json p=why-healthy.top.json i ms sec cookie=1000000 dl=max ds=max
+	local i ms sec cookie=1000000 dl=max ds=max
 	local downs=0 ups=0 last=-1 w=0 wm=0 prev tm
-	OUT=$s; : >"$OUT"
+	snoop_file healthy
 	target 0.4 /iolat-p/tight 1101 0 1500 user
 	target 0.4 /iolat-p/swapper 1103 0 10000 user
 	for ((i = 5; i < 300; i++)); do
-		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		tick $i
 		# a miss when loose has 8 or more slots, else met; every 0.5 s at most a move
 		if [ "$dl" = max ] || [ "$dl" -ge 10 ]; then
 			miss=1
@@ -211,17 +268,13 @@ healthy() {
 		elif [ $miss = 1 ]; then act=down
 		else act=up; fi
 		if [ $act = down ]; then
-			prev=$cookie; cookie=$(cookie_down 16 $cookie); last=$ms; downs=$((downs + 1))
-			scale "$sec" cookie /iolat-p 1100 $prev $cookie /iolat-p/tight 1101 1500 500 window
-			ndl=$(half $dl 16); depth "$sec" /iolat-p/loose 1102 $dl $ndl $cookie 16; dl=$ndl
-			nds=$(half $ds 16); depth "$sec" /iolat-p/swapper 1103 $ds $nds $cookie 16; ds=$nds
+			window_scale down 16 /iolat-p 1100 /iolat-p/tight 1101 1500 500; last=$ms; downs=$((downs + 1))
+			follow down /iolat-p/loose 1102 dl 16
+			follow down /iolat-p/swapper 1103 ds 16
 		elif [ $act = up ]; then
-			prev=$cookie; cookie=$(cookie_up 16 $cookie); last=$ms; ups=$((ups + 1))
-			scale "$sec" cookie /iolat-p 1100 $prev $cookie /iolat-p/tight 1101 1500 500 window
-			if [ $cookie = 1000000 ]; then ndl=max; else ndl=$((dl + 1)); fi
-			depth "$sec" /iolat-p/loose 1102 $dl $ndl $cookie 16; dl=$ndl
-			if [ $cookie = 1000000 ]; then nds=max; else nds=$((ds + 1)); fi
-			depth "$sec" /iolat-p/swapper 1103 $ds $nds $cookie 16; ds=$nds
+			window_scale up 16 /iolat-p 1100 /iolat-p/tight 1101 1500 500; last=$ms; ups=$((ups + 1))
+			follow up /iolat-p/loose 1102 dl 16
+			follow up /iolat-p/swapper 1103 ds 16
 		fi
 		# tight: 30 bios a window, none over target when met (one in a few)
 		if [ $miss = 1 ]; then
@@ -245,21 +298,21 @@ healthy() {
 		# a burst the BPF side could not record: said, and nothing found
 		[ $i = 150 ] && lost 15.050 3 3
 	done
-	OUT=$p; : >"$OUT"; PREV=()
+	top_file healthy
 	for ((sec = 1; sec < 30; sec++)); do
 		read -r w wm cookie dl ds downs ups <<<"${tm[$sec]:-${tm[$((sec - 1))]}}"
 		top_begin
-		row / 1 null null 0 0 9450.0 36.914 9.100 null null unknown null null null null 0.000 0.000 0 0 -
-		row /iolat-p 1100 null null 0 0 9450.0 36.914 9.100 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+		root_row 9450.0 36.914 9.100
+		free_row /iolat-p 1100 9450.0 36.914 9.100 \
 			"$(children $cookie /iolat-p/tight 1101 1500 $downs $ups 0 0 0)"
 		st=ok; [ $cookie -lt 1000000 ] && st=throttling
-		row /iolat-p/loose 1102 null null 0 0 $((5000 + ${dl/max/16} * 100)).0 20.000 0.000 $dl $cookie \
-			$([ "$dl" = max ] && echo ok || echo throttled) 0 0.000 0.000 10.0 0.000 0.000 $((sec * 10)) 1 -
+		limited_row /iolat-p/loose 1102 $((5000 + ${dl/max/16} * 100)).0 20.000 0.000 $dl $cookie \
+			$(depth_state $dl) 0 10.0
 		row /iolat-p/swapper 1103 10000 "$(winobj true true 12 0 4 not_owner)" $((sec * 10 + 5)) 0 \
-			1200.0 4.700 9.100 $ds $cookie $([ "$ds" = max ] && echo ok || echo throttled) 0 \
+			1200.0 4.700 9.100 $ds $cookie $(depth_state $ds) 0 \
 			9.100 30.100 0.0 $((sec * 9)).100 $((sec * 30)).100 0 1 -
-		row /iolat-p/tight 1101 1500 "$(winobj true true 30 0 1 hold)" "$w" "$wm" 300.0 1.172 0.000 max \
-			$cookie $st 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		target_row /iolat-p/tight 1101 1500 "$(winobj true true 30 0 1 hold)" "$w" "$wm" 300.0 1.172 \
+			$cookie $st
 		top_end $sec $([ $sec -ge 20 ] && echo 5 || echo 0)
 	done
 }
@@ -271,19 +324,19 @@ healthy() {
 unreachable() {
 	local -a t_w tm
 	local i ms sec cookie=1000000 db=max ud=0 last=-1 w=0 downs=0 act prev
-	OUT=why-unreachable.snoop.json; : >"$OUT"
+	snoop_file unreachable
 	target 0.2 /iolat-m/tight 922 0 100 user
 	for ((i = 3; i < 200; i++)); do
-		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		tick $i
 		act=hold
 		if [ $last -lt 0 ] || [ $((ms - last)) -ge 500 ]; then
 			act=down; last=$ms
-			prev=$cookie; cookie=$(cookie_down 16 $cookie)
+			move_cookie down 16
 			if [ $cookie != $prev ]; then
 				downs=$((downs + 1))
 				scale "$sec" cookie /iolat-m 920 $prev $cookie /iolat-m/tight 922 100 500 window
 				if [ "$db" != 1 ]; then
-					n=$(half $db 16); depth "$sec" /iolat-m/batch 921 $db $n $cookie 16; db=$n
+					follow down /iolat-m/batch 921 db 16
 				else
 					use_delay "$sec" /iolat-m/batch 921 $ud $((ud + 1)) 0; ud=$((ud + 1))
 				fi
@@ -293,17 +346,17 @@ unreachable() {
 		w=$((w + 1))
 		[ $((i % 10)) = 0 ] && t_w[$((i / 10))]="$w $cookie $db $ud $downs"
 	done
-	OUT=why-unreachable.top.json; : >"$OUT"; PREV=()
+	top_file unreachable
 	for ((sec = 1; sec < 20; sec++)); do
 		read -r w cookie db ud downs <<<"${t_w[$sec]}"
 		top_begin
-		row / 1 null null 0 0 1221.0 4.770 0.000 null null unknown null null null null 0.000 0.000 0 0 -
-		row /iolat-m 920 null null 0 0 1221.0 4.770 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+		root_row 1221.0 4.770 0.000
+		free_row /iolat-m 920 1221.0 4.770 0.000 \
 			"$(children $cookie /iolat-m/tight 922 100 $downs 0 0 0 0)"
-		row /iolat-m/batch 921 null null 0 0 $((6277 / (${db/max/16}) + 900)).0 3.600 0.000 $db $cookie \
-			$([ $ud -gt 0 ] && echo delayed || echo throttled) $ud 0.000 0.000 880.0 0.000 0.000 $((sec * 880)) 1 -
-		row /iolat-m/tight 922 100 "$(winobj false false 22 22 1 hold)" "$w" "$w" 299.0 1.168 0.000 max \
-			$cookie throttling 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		limited_row /iolat-m/batch 921 $((6277 / (${db/max/16}) + 900)).0 3.600 0.000 $db $cookie \
+			$(delay_state $ud) $ud 880.0
+		target_row /iolat-m/tight 922 100 "$(winobj false false 22 22 1 hold)" "$w" "$w" 299.0 1.168 \
+			$cookie throttling
 		top_end $sec
 	done
 }
@@ -316,21 +369,21 @@ unreachable() {
 swap() {
 	local -a t_w tm
 	local i ms sec cookie=1000000 dn=max dl=max udn=0 udl=0 last=-1 w=0 wl=0 wlm=0 downs=0 prev chg=0 paid=0
-	OUT=why-swap.snoop.json; : >"$OUT"
+	snoop_file swap
 	target 0.1 /iolat-h/tight 930 0 100 user
 	target 0.3 /iolat-h/hog-loose 932 0 10000 user
 	for ((i = 5; i < 200; i++)); do
-		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		tick $i
 		act=hold
 		if [ $last -lt 0 ] || [ $((ms - last)) -ge 500 ]; then
 			act=down; last=$ms
-			prev=$cookie; cookie=$(cookie_down 16 $cookie)
+			move_cookie down 16
 			if [ $cookie != $prev ]; then
 				downs=$((downs + 1))
 				scale "$sec" cookie /iolat-h 929 $prev $cookie /iolat-h/tight 930 100 500 window
 				if [ "$dn" != 1 ]; then
-					n=$(half $dn 16); depth "$sec" /iolat-h/hog-none 931 $dn $n $cookie 16; dn=$n
-					depth "$sec" /iolat-h/hog-loose 932 $dl $n $cookie 16; dl=$n
+					follow down /iolat-h/hog-none 931 dn 16
+					follow down /iolat-h/hog-loose 932 dl 16
 				else
 					use_delay "$sec" /iolat-h/hog-none 931 $udn $((udn + 1)) 0; udn=$((udn + 1))
 					use_delay "$sec" /iolat-h/hog-loose 932 $udl $((udl + 1)) 2955640; udl=$((udl + 1))
@@ -355,19 +408,19 @@ swap() {
 		fi
 		[ $((i % 10)) = 0 ] && t_w[$((i / 10))]="$w $wl $wlm $cookie $dn $udn $udl $downs $chg $paid"
 	done
-	OUT=why-swap.top.json; : >"$OUT"; PREV=()
+	top_file swap
 	for ((sec = 1; sec < 20; sec++)); do
 		read -r w wl wlm cookie dn udn udl downs chg paid <<<"${t_w[$sec]:-${t_w[$((sec + 1))]}}"
 		top_begin
-		row / 1 null null 0 0 5798.0 22.648 36.000 null null unknown null null null null 0.000 0.000 0 0 -
-		row /iolat-h 929 null null 0 0 5798.0 22.648 36.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+		root_row 5798.0 22.648 36.000
+		free_row /iolat-h 929 5798.0 22.648 36.000 \
 			"$(children $cookie /iolat-h/tight 930 100 $downs 0 0 0 0)"
 		row /iolat-h/hog-loose 932 10000 "$(winobj false false 40 9 6 tighter)" "$wl" "$wlm" 2806.0 1.500 17.800 \
-			$dn $cookie $([ $udl -gt 0 ] && echo delayed || echo throttled) $udl 24.000 753.000 40.0 $chg.000 $paid.000 $((sec * 40)) 1 -
-		row /iolat-h/hog-none 931 null null 0 0 2685.0 1.400 18.200 $dn $cookie \
-			$([ $udn -gt 0 ] && echo delayed || echo throttled) $udn 0.000 0.000 45.0 0.000 0.000 $((sec * 45)) 1 -
-		row /iolat-h/tight 930 100 "$(winobj false false 8 8 1 hold)" "$w" "$w" 153.0 0.598 0.000 max \
-			$cookie throttling 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+			$dn $cookie $(delay_state $udl) $udl 24.000 753.000 40.0 $chg.000 $paid.000 $((sec * 40)) 1 -
+		limited_row /iolat-h/hog-none 931 2685.0 1.400 18.200 $dn $cookie \
+			$(delay_state $udn) $udn 45.0
+		target_row /iolat-h/tight 930 100 "$(winobj false false 8 8 1 hold)" "$w" "$w" 153.0 0.598 \
+			$cookie throttling
 		top_end $sec
 	done
 }
@@ -379,10 +432,10 @@ swap() {
 flapping() {
 	local -a t_w tm
 	local i ms sec cookie=1000000 dl=max w=0 wm=0 downs=0 ups=0 prev act miss
-	OUT=why-flapping.snoop.json; : >"$OUT"
+	snoop_file flapping
 	target 0.2 /iolat-p/tight 1201 0 1500 user
 	for ((i = 5; i < 200; i++)); do
-		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		tick $i
 		act=hold; miss=0
 		case $((i % 10)) in
 		0) act=down; miss=1 ;;
@@ -390,14 +443,11 @@ flapping() {
 		1|2) miss=1 ;;
 		esac
 		if [ $act = down ]; then
-			prev=$cookie; cookie=$(cookie_down 4 $cookie); downs=$((downs + 1))
-			scale "$sec" cookie /iolat-p 1200 $prev $cookie /iolat-p/tight 1201 1500 500 window
-			n=$(half $dl 4); depth "$sec" /iolat-p/loose 1202 $dl $n $cookie 4; dl=$n
+			window_scale down 4 /iolat-p 1200 /iolat-p/tight 1201 1500 500; downs=$((downs + 1))
+			follow down /iolat-p/loose 1202 dl 4
 		elif [ $act = up ]; then
-			prev=$cookie; cookie=$(cookie_up 4 $cookie); ups=$((ups + 1))
-			scale "$sec" cookie /iolat-p 1200 $prev $cookie /iolat-p/tight 1201 1500 500 window
-			if [ $cookie = 1000000 ]; then n=max; else n=$((dl + 1)); fi
-			depth "$sec" /iolat-p/loose 1202 $dl $n $cookie 4; dl=$n
+			window_scale up 4 /iolat-p 1200 /iolat-p/tight 1201 1500 500; ups=$((ups + 1))
+			follow up /iolat-p/loose 1202 dl 4
 		fi
 		if [ $miss = 1 ]; then
 			window "$sec" /iolat-p/tight 1201 false false 1500 20 6 $act $cookie 1500; wm=$((wm + 1))
@@ -407,16 +457,16 @@ flapping() {
 		w=$((w + 1))
 		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $wm $cookie $dl $downs $ups"
 	done
-	OUT=why-flapping.top.json; : >"$OUT"; PREV=()
+	top_file flapping
 	for ((sec = 1; sec < 20; sec++)); do
 		read -r w wm cookie dl downs ups <<<"${t_w[$sec]}"
 		top_begin
-		row /iolat-p 1200 null null 0 0 3100.0 12.109 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+		free_row /iolat-p 1200 3100.0 12.109 0.000 \
 			"$(children $cookie /iolat-p/tight 1201 1500 $downs $ups 0 0 0)"
-		row /iolat-p/loose 1202 null null 0 0 $((700 * ${dl/max/4})).0 10.000 0.000 $dl $cookie \
-			$([ "$dl" = max ] && echo ok || echo throttled) 0 0.000 0.000 300.0 0.000 0.000 $((sec * 300)) 1 -
-		row /iolat-p/tight 1201 1500 "$(winobj true true 20 0 3 up)" "$w" "$wm" 400.0 1.563 0.000 max \
-			$cookie throttling 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		limited_row /iolat-p/loose 1202 $((700 * ${dl/max/4})).0 10.000 0.000 $dl $cookie \
+			$(depth_state $dl) 0 300.0
+		target_row /iolat-p/tight 1201 1500 "$(winobj true true 20 0 3 up)" "$w" "$wm" 400.0 1.563 \
+			$cookie throttling
 		top_end $sec
 	done
 }
@@ -429,15 +479,14 @@ flapping() {
 recovery() {
 	local -a t_w tm
 	local i ms sec cookie=1000000 dl=max w=0 wm=0 downs=0 ups=0 timer=0 forgot=0 prev act last=-1
-	OUT=why-recovery.snoop.json; : >"$OUT"
+	snoop_file recovery
 	target 0.2 /iolat-w/tight 1301 0 3000 user
 	for ((i = 5; i < 80; i++)); do
-		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		tick $i
 		act=hold
 		if [ $((i % 20)) = 5 ]; then
-			act=down; prev=$cookie; cookie=$(cookie_down 16 $cookie); downs=$((downs + 1)); last=$ms
-			scale "$sec" cookie /iolat-w 1300 $prev $cookie /iolat-w/tight 1301 3000 500 window
-			n=$(half $dl 16); depth "$sec" /iolat-w/loose 1302 $dl $n $cookie 16; dl=$n
+			act=down; window_scale down 16 /iolat-w 1300 /iolat-w/tight 1301 3000 500; downs=$((downs + 1)); last=$ms
+			follow down /iolat-w/loose 1302 dl 16
 			window "$sec" /iolat-w/tight 1301 false false 3000 12 4 down $cookie 3000; wm=$((wm + 1))
 		else
 			window "$sec" /iolat-w/tight 1301 true true 3000 12 0 hold $cookie 3000
@@ -450,23 +499,23 @@ recovery() {
 	forgot=1
 	for ((sec = 12; sec < 30; sec++)); do
 		[ $cookie = 1000000 ] && break
-		prev=$cookie; cookie=$(cookie_up 16 $cookie); timer=$((timer + 1))
+		move_cookie up 16; timer=$((timer + 1))
 		scale "$sec.400" cookie /iolat-w 1300 $prev $cookie null null 3000 1000 timer
 		if [ $cookie = 1000000 ]; then n=max; else n=$((dl + 1)); fi
 		depth "$sec.410" /iolat-w/loose 1302 $dl $n $cookie 16; dl=$n
 		t_w[$sec]="$w $wm $cookie $dl $downs $ups $timer $forgot"
 	done
-	OUT=why-recovery.top.json; : >"$OUT"; PREV=()
+	top_file recovery
 	for ((sec = 1; sec < 30; sec++)); do
 		[ -n "${t_w[$sec]:-}" ] && read -r w wm cookie dl downs ups timer forgot <<<"${t_w[$sec]}"
 		top_begin
-		row /iolat-w 1300 null null 0 0 4100.0 16.016 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+		free_row /iolat-w 1300 4100.0 16.016 0.000 \
 			"$(children $cookie null null null $downs $timer $timer $forgot 0)"
-		row /iolat-w/loose 1302 null null 0 0 $((250 * ${dl/max/16})).0 10.000 0.000 $dl $cookie \
-			$([ "$dl" = max ] && echo ok || echo throttled) 0 0.000 0.000 50.0 0.000 0.000 $((sec * 50)) 1 -
+		limited_row /iolat-w/loose 1302 $((250 * ${dl/max/16})).0 10.000 0.000 $dl $cookie \
+			$(depth_state $dl) 0 50.0
 		if [ $sec -le 8 ]; then
-			row /iolat-w/tight 1301 3000 "$(winobj true true 12 0 1 hold)" "$w" "$wm" 120.0 0.469 0.000 max \
-				$cookie throttling 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+			target_row /iolat-w/tight 1301 3000 "$(winobj true true 12 0 1 hold)" "$w" "$wm" 120.0 0.469 \
+				$cookie throttling
 		fi
 		top_end $sec
 	done
@@ -478,22 +527,22 @@ recovery() {
 tail_case() {
 	local -a t_w tm
 	local i ms sec m w=0
-	OUT=why-tail.snoop.json; : >"$OUT"
+	snoop_file tail
 	target 0.1 /iolat-t/db 1401 0 2000 user
 	for ((i = 2; i < 150; i++)); do
-		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		tick $i
 		m=$((i % 4 == 0 ? 0 : 2 + i % 2))
 		window "$sec" /iolat-t/db 1401 true true 2000 40 $m ok 1000000 0
 		w=$((w + 1))
 		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $m"
 	done
-	OUT=why-tail.top.json; : >"$OUT"; PREV=()
+	top_file tail
 	for ((sec = 1; sec < 15; sec++)); do
 		read -r w m <<<"${t_w[$sec]}"
 		top_begin
-		row /iolat-t/batch 1402 null null 0 0 5200.0 20.313 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 -
-		row /iolat-t/db 1401 2000 "$(winobj true true 40 $m 0 ok)" "$w" 0 400.0 1.563 0.000 max \
-			null ok 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		free_row /iolat-t/batch 1402 5200.0 20.313 0.000
+		target_row /iolat-t/db 1401 2000 "$(winobj true true 40 $m 0 ok)" "$w" 0 400.0 1.563 \
+			null ok
 		top_end $sec
 	done
 }
@@ -504,30 +553,29 @@ tail_case() {
 nothing() {
 	local -a t_w tm
 	local i ms sec cookie=1000000 last=-1 w=0 prev act
-	OUT=why-nothing.snoop.json; : >"$OUT"
+	snoop_file nothing
 	target 0.1 /iolat-a/db 1501 0 1000 user
 	for ((i = 2; i < 60; i++)); do
-		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		tick $i
 		act=hold
 		if [ $last -lt 0 ] || [ $((ms - last)) -ge 500 ]; then
-			act=down; last=$ms; prev=$cookie; cookie=$(cookie_down 16 $cookie)
-			scale "$sec" cookie /iolat-a 1500 $prev $cookie /iolat-a/db 1501 1000 500 window
+			act=down; last=$ms; window_scale down 16 /iolat-a 1500 /iolat-a/db 1501 1000 500
 		fi
 		window "$sec" /iolat-a/db 1501 false false 1000 15 12 $act $cookie 1000
 		w=$((w + 1))
 		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $cookie"
 	done
-	OUT=why-nothing.top.json; : >"$OUT"; PREV=()
+	top_file nothing
 	for ((sec = 1; sec < 6; sec++)); do
 		read -r w cookie <<<"${t_w[$sec]}"
 		top_begin
-		row / 1 null null 0 0 6300.0 24.609 0.000 null null unknown null null null null 0.000 0.000 0 0 -
-		row /iolat-a 1500 null null 0 0 150.0 0.586 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+		root_row 6300.0 24.609 0.000
+		free_row /iolat-a 1500 150.0 0.586 0.000 \
 			"$(children $cookie /iolat-a/db 1501 1000 $((sec * 2)) 0 0 0 0)"
-		row /iolat-a/db 1501 1000 "$(winobj false false 15 12 1 hold)" "$w" "$w" 150.0 0.586 0.000 max \
-			$cookie throttling 0 0.000 0.000 0.0 0.000 0.000 0 1 -
-		row /iolat-b 1510 null null 0 0 6150.0 24.023 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 -
-		row /iolat-b/noisy 1511 null null 0 0 6150.0 24.023 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 -
+		target_row /iolat-a/db 1501 1000 "$(winobj false false 15 12 1 hold)" "$w" "$w" 150.0 0.586 \
+			$cookie throttling
+		free_row /iolat-b 1510 6150.0 24.023 0.000
+		free_row /iolat-b/noisy 1511 6150.0 24.023 0.000
 		top_end $sec
 	done
 }
@@ -539,15 +587,14 @@ nothing() {
 tighter() {
 	local -a t_w tm
 	local i ms sec cookie=1000000 dc=max prev w=0 wm=0
-	OUT=why-tighter.snoop.json; : >"$OUT"
+	snoop_file tighter
 	target 0.1 /iolat-n/a 1601 0 2000 user
 	target 0.1 /iolat-n/b 1602 0 10000 user
 	for ((i = 2; i < 35; i++)); do
-		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		tick $i
 		if [ $((i % 5)) = 0 ]; then
-			prev=$cookie; cookie=$(cookie_down 64 $cookie)
-			scale "$sec" cookie /iolat-n 1600 $prev $cookie /iolat-n/a 1601 2000 500 window
-			n=$(half $dc 64); depth "$sec" /iolat-n/c 1603 $dc $n $cookie 64; dc=$n
+			window_scale down 64 /iolat-n 1600 /iolat-n/a 1601 2000 500
+			follow down /iolat-n/c 1603 dc 64
 			window "$sec" /iolat-n/a 1601 false false 2000 10 4 down $cookie 2000
 		else
 			window "$sec" /iolat-n/a 1601 true true 2000 10 0 hold $cookie 2000
@@ -567,7 +614,7 @@ tighter() {
 unknown() {
 	local -a t_w tm
 	local sec
-	OUT=why-unknown.top.json; : >"$OUT"; PREV=()
+	top_file unknown
 	for ((sec = 1; sec < 10; sec++)); do
 		top_begin
 		row /iolat-u 1700 null null 0 0 2600.0 10.156 0.000 null null unknown null 0.000 0.000 0.0 0.000 0.000 0 0 -
@@ -585,17 +632,16 @@ unknown() {
 ghost() {
 	local -a t_w tm
 	local i ms sec cookie=1000000 dc=max prev cul
-	OUT=why-ghost.snoop.json; : >"$OUT"
+	snoop_file ghost
 	target 0.1 /iolat-g/a 1801 0 500 user
 	target 0.1 /iolat-g/b 1802 0 500 user
 	for ((i = 2; i < 120; i++)); do
-		ms=$((i * 100)); sec=$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')
+		tick $i
 		[ $i = 30 ] && target 3.0 /iolat-g/a 1801 500 0 offline
 		cul=/iolat-g/a; [ $i -ge 30 ] && cul=null
 		if [ $((i % 20)) = 0 ]; then
-			prev=$cookie; cookie=$(cookie_down 64 $cookie)
-			scale "$sec" cookie /iolat-g 1800 $prev $cookie $cul 1801 500 2000 window
-			n=$(half $dc 64); depth "$sec" /iolat-g/c 1803 $dc $n $cookie 64; dc=$n
+			window_scale down 64 /iolat-g 1800 $cul 1801 500 2000
+			follow down /iolat-g/c 1803 dc 64
 			if [ $i -lt 30 ]; then
 				window "$sec" /iolat-g/a 1801 false false 500 10 5 down $cookie 500
 			else
@@ -607,16 +653,16 @@ ghost() {
 		[ $((i % 20)) != 0 ] && window "$sec" /iolat-g/b 1802 true true 500 10 0 hold $cookie 500
 		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$cookie $dc"
 	done
-	OUT=why-ghost.top.json; : >"$OUT"; PREV=()
+	top_file ghost
 	for ((sec = 1; sec < 12; sec++)); do
 		read -r cookie dc <<<"${t_w[$sec]}"
 		top_begin
 		cul=/iolat-g/a; [ $sec -ge 3 ] && cul=null
-		row /iolat-g 1800 null null 0 0 3000.0 11.719 0.000 max null ok 0 0.000 0.000 0.0 0.000 0.000 0 0 \
+		free_row /iolat-g 1800 3000.0 11.719 0.000 \
 			"$(children $cookie $cul 1801 500 $((sec / 2)) 0 0 0 0)"
 		row /iolat-g/b 1802 500 "$(winobj true true 10 0 1 hold)" $((sec * 10)) $((sec / 2)) 100.0 0.391 0.000 max \
 			$cookie ok 0 0.000 0.000 0.0 0.000 0.000 0 1 -
-		row /iolat-g/c 1803 null null 0 0 2800.0 10.938 0.000 $dc $cookie throttled 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		limited_row /iolat-g/c 1803 2800.0 10.938 0.000 $dc $cookie throttled 0 0.0
 		top_end $sec
 	done
 }
@@ -625,16 +671,15 @@ ghost() {
 target_typo() {
 	local -a t_w tm
 	local i sec
-	OUT=why-target.snoop.json; : >"$OUT"
+	snoop_file target
 	target 0.1 /iolat-x/db 1901 0 3 user
 	for ((i = 2; i < 8; i++)); do
 		sec=0.$i
 		window "$sec" /iolat-x/db 1901 false false 3 10 10 hold 1000000 3
 	done
-	OUT=why-target.top.json; : >"$OUT"; PREV=()
+	top_file target
 	top_begin
-	row /iolat-x/db 1901 3 "$(winobj false false 10 10 1 hold)" 6 6 100.0 0.391 0.000 max null ok 0 \
-		0.000 0.000 0.0 0.000 0.000 0 1 -
+	target_row /iolat-x/db 1901 3 "$(winobj false false 10 10 1 hold)" 6 6 100.0 0.391 null ok
 	top_end 1
 }
 
