@@ -518,7 +518,7 @@ static void print_json(const struct why_findings *fs)
 {
 	size_t i, k = 0;
 
-	printf("{\"schema\":\"iolat-why/1\",\"events\":%zu,\"rows\":%zu,\"span_s\":%.3f,"
+	printf("{\"schema\":1,\"tool\":\"iolat-why\",\"events\":%zu,\"rows\":%zu,\"span_s\":%.3f,"
 	       "\"snoop_lost_events\":%llu,\"top_lost_events\":%llu,",
 	       fs->events, fs->rows, fs->last - fs->first,
 	       (unsigned long long)fs->lost[WHY_SRC_SNOOP],
