@@ -113,9 +113,9 @@ static __always_inline void cgroup_changed(struct cgroup *cgrp, const char *path
 	struct iolat_cgroup_change *c;
 	__u64 id;
 
-	if (BPF_CORE_READ(cgrp, root, hierarchy_id) != 0)
+	if (!cgroup_is_v2(cgrp))
 		return;
-	id = BPF_CORE_READ(cgrp, kn, id);
+	id = cgroup_id_of(cgrp);
 	if (bpf_map_update_elem(&cgroup_changes, &id, &zero_change, BPF_ANY)) {
 		__sync_fetch_and_add(&changes_lost, 1);
 		return;
