@@ -33,10 +33,11 @@ static __always_inline void count_lost(void)
  * and types in 6.1 and 6.12, only some of their offsets differ, and
  * BPF_CORE_READ's relocations take care of offsets.  The iolatency
  * tracepoints' arguments and struct iolatency_window_info are the
- * series' own, the same on both.  So no flavoured struct is needed yet;
- * when a kernel renames or retypes one of these fields, its flavour
- * (struct foo___vN, preserve_access_index) and the
- * bpf_core_field_exists() branch go here, as in bcc's core_fixes.bpf.h.
+ * series' own, the same on both.  The fallback without the events reads
+ * a few more (task_struct.cgroups, .nvcsw and the pending throttle,
+ * css_set.subsys, blkcg_gq.delay_nsec): of those only the pending
+ * throttle changed, and its flavoured struct and bpf_core_field_exists()
+ * branch are below, as in bcc's core_fixes.bpf.h.
  * README.md's "Supported kernels" lists the reads, and
  * tests/host/17-core-reads fails when a program reads a field it does not.
  */
@@ -70,6 +71,69 @@ static __always_inline struct iolat_key blkg_key(struct blkcg_gq *blkg)
 	key.cgroup_id = cgroup_id_of(BPF_CORE_READ(blkg, blkcg, css.cgroup));
 	key.dev = disk_dev(BPF_CORE_READ(blkg, q, disk));
 	return key;
+}
+
+/*
+ * The controller's functions, for the fallback without the events
+ * (iolat-fallback.bpf.c).  task_struct's pending throttle was a request
+ * queue in 6.1 (throttle_queue) and is a disk since 6.3 (throttle_disk,
+ * f05837ed73d0 "blk-cgroup: store a gendisk to throttle in struct
+ * task_struct"; 6.12 has it): the flavour below is 6.12's, and
+ * bpf_core_field_exists() picks the one the running kernel has.
+ */
+struct task_struct___throttle_disk {
+	struct gendisk *throttle_disk;
+} __attribute__((preserve_access_index));
+
+/*
+ * Whether @t has a throttle pending (blkcg_maybe_throttle_current() will
+ * look for delay to sleep off), and the kernel dev_t it is on in *@dev
+ * (0 when unknown).
+ */
+static __always_inline bool task_throttle_pending(struct task_struct *t, __u32 *dev)
+{
+	struct task_struct___throttle_disk *t2 = (void *)t;
+	struct request_queue *q;
+	struct gendisk *disk;
+
+	if (bpf_core_field_exists(t2->throttle_disk)) {
+		disk = BPF_CORE_READ(t2, throttle_disk);
+		if (!disk)
+			return false;
+	} else {
+		q = BPF_CORE_READ(t, throttle_queue);
+		if (!q)
+			return false;
+		disk = BPF_CORE_READ(q, disk);
+	}
+	*dev = disk_dev(disk);
+	return true;
+}
+
+/* @t's voluntary context switches: one more after a sleep. */
+static __always_inline __u64 task_nvcsw(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, nvcsw);
+}
+
+/*
+ * The id of @t's io cgroup: the cgroup of its io controller's css, the
+ * one blkcg_css() returns and throttles it by (its own cgroup, or the
+ * nearest ancestor with io enabled).  The controller's index in
+ * css_set.subsys depends on the kernel's config: it comes from the
+ * kernel's enum cgroup_subsys_id.
+ */
+static __always_inline __u64 task_io_cgroup_id(struct task_struct *t)
+{
+	int io = bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id);
+
+	return cgroup_id_of(BPF_CORE_READ(t, cgroups, subsys[io], cgroup));
+}
+
+/* The induced delay pending on @blkg (delay_nsec). */
+static __always_inline __u64 blkg_delay_ns(struct blkcg_gq *blkg)
+{
+	return BPF_CORE_READ(blkg, delay_nsec.counter);
 }
 
 /* The value for @key in @map, created from @init if missing. */

@@ -168,6 +168,12 @@ enum iolat_event_type {
 	IOLAT_EV_ENABLE,
 	IOLAT_EV_RESET,
 	IOLAT_EV_SKIP,
+	/*
+	 * Without the events (iolat-fallback.bpf.c): blkcg_add_delay() and a
+	 * sleep in blkcg_maybe_throttle_current().
+	 */
+	IOLAT_EV_FN_CHARGE,
+	IOLAT_EV_FN_SLEEP,
 	IOLAT_EV_NR,
 };
 
@@ -229,10 +235,44 @@ struct iolat_event {
 			__u64 delay_ns, sleep_ns, slept_ns;
 			__u8 capped, memstall;
 		} pay;
+		struct {		/* fn_charge: blkcg_add_delay() */
+			__u64 charge_ns, delay_ns;	/* delay_ns: pending after */
+		} fn_charge;
+		struct {		/* fn_sleep: blkcg_maybe_throttle_current() */
+			__u64 slept_ns;
+		} fn_sleep;
 	};
 	char path[IOLAT_PATH_LEN];	/* the kernel's; not in short records */
 };
 
 #define IOLAT_EVENT_SHORT	__builtin_offsetof(struct iolat_event, path)
+
+/*
+ * Without the iolatency events: the induced delay of a (device, cgroup)
+ * as the controller's functions that are not inlined show it
+ * (iolat-fallback.bpf.c), cumulative.  Charges are keyed on the blkg
+ * blkcg_add_delay() is given, as iolatency_delay_charge; sleeps on the
+ * sleeping task's io cgroup and the device it is throttled on, where
+ * iolatency_delay_pay names the blkg whose delay it paid (the same, or
+ * an ancestor with more delay pending).
+ */
+struct iolat_delay {
+	__u64 charged_ns;		/* blkcg_add_delay()'s deltas */
+	__u64 charges;
+	__u64 paid_ns;			/* sleeps in blkcg_maybe_throttle_current() */
+	__u64 pays;
+	__u64 delay_ns;			/* pending after the last charge */
+};
+
+/*
+ * A task inside blkcg_maybe_throttle_current() with a throttle pending,
+ * from its entry to its exit: a voluntary context switch in between
+ * (nvcsw moved) is the sleep.
+ */
+struct iolat_sleeper {
+	__u64 start_ns;
+	__u64 nvcsw;
+	struct iolat_key key;
+};
 
 #endif /* __IOLAT_H */

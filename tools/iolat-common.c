@@ -130,30 +130,96 @@ int iolat_events_available(char *why, size_t len)
 	return err;
 }
 
-int iolat_preflight(const char *tool)
+const char *const iolat_fn_names[IOLAT_FN_NR] = {
+	"blkcg_add_delay", "blkcg_maybe_throttle_current",
+};
+
+static const char *kallsyms = "/proc/kallsyms";
+
+void iolat_kallsyms_set(const char *path)
+{
+	kallsyms = path ?: "/proc/kallsyms";
+}
+
+int iolat_fns_check(const struct btf *btf, struct iolat_fns *fns)
+{
+	bool listed[IOLAT_FN_NR] = {};
+	char line[512], name[256];
+	int i, n = 0, err = 0;
+	FILE *f;
+
+	memset(fns, 0, sizeof(*fns));
+	/* "ffffffff81231202 T blkcg_add_delay" (a module's: "\t[mod]" after) */
+	f = fopen(kallsyms, "r");
+	if (!f)
+		err = errno;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %*s %255s", name) == 1)
+			for (i = 0; i < IOLAT_FN_NR; i++)
+				listed[i] |= !strcmp(name, iolat_fn_names[i]);
+	if (f)
+		fclose(f);
+	for (i = 0; i < IOLAT_FN_NR; i++) {
+		if (btf__find_by_name_kind(btf, iolat_fn_names[i], BTF_KIND_FUNC) < 0)
+			snprintf(fns->why[i], sizeof(fns->why[i]), "not in the kernel's BTF");
+		else if (err)
+			snprintf(fns->why[i], sizeof(fns->why[i]), "cannot read %s: %s",
+				 kallsyms, strerror(err));
+		else if (!listed[i])
+			snprintf(fns->why[i], sizeof(fns->why[i]), "not in %s (inlined)",
+				 kallsyms);
+		else
+			n++;
+	}
+	return n;
+}
+
+int iolat_fns_probe(struct iolat_fns *fns, bool off)
 {
 	struct btf *btf;
-	int err;
+	int i, n;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "%s: must be run as root (it loads BPF programs)\n",
-			tool);
-		return IOLAT_EXIT_UNSUPPORTED;
+	memset(fns, 0, sizeof(*fns));
+	if (off) {
+		for (i = 0; i < IOLAT_FN_NR; i++)
+			snprintf(fns->why[i], sizeof(fns->why[i]), "off (--no-functions)");
+		return 0;
 	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		fprintf(stderr, "%s: the kernel has no BTF (/sys/kernel/btf/vmlinux): "
-			"it needs CONFIG_DEBUG_INFO_BTF=y\n", tool);
-		return IOLAT_EXIT_UNSUPPORTED;
-	}
-	btf = btf__load_vmlinux_btf();
+	btf = access("/sys/kernel/btf/vmlinux", R_OK) ? NULL : btf__load_vmlinux_btf();
 	if (!btf) {
-		fprintf(stderr, "%s: cannot read the kernel BTF: %s\n", tool,
-			strerror(errno));
-		return IOLAT_EXIT_UNSUPPORTED;
+		for (i = 0; i < IOLAT_FN_NR; i++)
+			snprintf(fns->why[i], sizeof(fns->why[i]), "no kernel BTF");
+		return 0;
 	}
-	err = iolat_preflight_btf(tool, btf);
+	n = iolat_fns_check(btf, fns);
 	btf__free(btf);
-	return err;
+	return n;
+}
+
+int iolat_fns_attached(const struct iolat_fns *fns)
+{
+	int i, n = 0;
+
+	for (i = 0; i < IOLAT_FN_NR; i++)
+		n += fns->attached[i];
+	return n;
+}
+
+const char *iolat_fns_text(const struct iolat_fns *fns, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < IOLAT_FN_NR && n < len; i++) {
+		if (fns->attached[i])
+			n += snprintf(buf + n, len - n, "%s%s attached", i ? "; " : "",
+				      iolat_fn_names[i]);
+		else
+			n += snprintf(buf + n, len - n, "%s%s not attached: %s", i ? "; " : "",
+				      iolat_fn_names[i], fns->why[i][0] ? fns->why[i] : "?");
+	}
+	return buf;
 }
 
 int iolat_load_attach(const char *tool, struct bpf_object_skeleton *skel)

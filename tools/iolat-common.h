@@ -28,11 +28,6 @@ void iolat_handle_signals(void);
 int iolat_libbpf_print(enum libbpf_print_level level, const char *fmt,
 		       va_list args);
 
-/*
- * Can this kernel run the tools?  Root, kernel BTF and the iolatency
- * tracepoints (patches/); says which is missing.  Returns an exit status.
- */
-int iolat_preflight(const char *tool);
 struct btf;
 /*
  * Its BTF part: every iolatency event of the series, in their second
@@ -49,6 +44,41 @@ int iolat_events_check(const struct btf *btf, char *why, size_t len);
 int iolat_events_available(char *why, size_t len);
 /* Root, or say so: an exit status. */
 int iolat_preflight_root(const char *tool);
+
+/*
+ * Without the events, the fallback traces the controller's functions
+ * that the kernel does not inline (bpf/iolat-fallback.bpf.c): fentry and
+ * fexit need each in the kernel's BTF as a FUNC and in kallsyms.
+ */
+enum iolat_fn { IOLAT_FN_ADD_DELAY, IOLAT_FN_THROTTLE, IOLAT_FN_NR };
+extern const char *const iolat_fn_names[IOLAT_FN_NR];
+#define IOLAT_FN_WHY_LEN 128
+/* What became of each function: attached, or why not (why[] "" when it is). */
+struct iolat_fns {
+	bool attached[IOLAT_FN_NR];
+	char why[IOLAT_FN_NR][IOLAT_FN_WHY_LEN];
+};
+/* Use @path for /proc/kallsyms (tests; NULL: back to it). */
+void iolat_kallsyms_set(const char *path);
+/*
+ * Which functions @btf has as FUNC and kallsyms lists: why[] says why
+ * not for the others, "" for these (attached[] is the loader's).
+ * Returns how many can be traced.
+ */
+int iolat_fns_check(const struct btf *btf, struct iolat_fns *fns);
+/*
+ * The same of the running kernel; with @off (--no-functions) none, each
+ * "off (--no-functions)".
+ */
+int iolat_fns_probe(struct iolat_fns *fns, bool off);
+/* How many were attached. */
+int iolat_fns_attached(const struct iolat_fns *fns);
+/*
+ * One line for people, in @buf: "blkcg_add_delay attached;
+ * blkcg_maybe_throttle_current not attached: not in /proc/kallsyms
+ * (inlined)".
+ */
+const char *iolat_fns_text(const struct iolat_fns *fns, char *buf, size_t len);
 
 /* Load and attach a skeleton's programs, saying what failed. */
 int iolat_load_attach(const char *tool, struct bpf_object_skeleton *skel);

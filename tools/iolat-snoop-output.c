@@ -29,7 +29,7 @@ static const char *const target_by[IOLAT_TARGET_BY_NR] = {
 const char *const snoop_type_names[IOLAT_EV_NR] = {
 	"window", "target", "cookie", "culprit_forgotten", "depth",
 	"throttle", "use_delay", "delay_charge", "delay_pay", "enable",
-	"scale_reset", "scale_skip",
+	"scale_reset", "scale_skip", "charge", "sleep",
 };
 
 #define NAME(tab, i) ((unsigned)(i) < sizeof(tab) / sizeof(*(tab)) ? (tab)[i] : "?")
@@ -173,6 +173,15 @@ void snoop_print_json(FILE *f, const struct iolat_event *e, const char *path,
 		       e->pay.slept_ns / 1000, e->pay.capped ? "true" : "false",
 		       e->pay.memstall ? "true" : "false");
 		break;
+	case IOLAT_EV_FN_CHARGE:
+		fprintf(f, ",\"charge_us\":%llu,\"delay_us\":%llu",
+			e->fn_charge.charge_ns / 1000, e->fn_charge.delay_ns / 1000);
+		break;
+	case IOLAT_EV_FN_SLEEP:
+		fprintf(f, ",\"pid\":%u,\"comm\":", e->pid);
+		iolat_json_str(f, e->comm);
+		fprintf(f, ",\"slept_us\":%llu", e->fn_sleep.slept_ns / 1000);
+		break;
 	}
 	fprintf(f, "}\n");
 }
@@ -314,10 +323,60 @@ void snoop_print_text(FILE *f, const struct iolat_event *e, const char *path,
 		       e->pay.capped ? " (capped at 250ms)" : "",
 		       e->pay.memstall ? ", as memory stall" : "");
 		break;
+	case IOLAT_EV_FN_CHARGE:
+		fprintf(f, "blkcg_add_delay: charged %lluus, %lluus pending",
+			e->fn_charge.charge_ns / 1000, e->fn_charge.delay_ns / 1000);
+		break;
+	case IOLAT_EV_FN_SLEEP:
+		fprintf(f, "pid %u (%s) slept %.1fms in blkcg_maybe_throttle_current",
+			e->pid, iolat_text_str(comm, sizeof(comm), e->comm),
+			e->fn_sleep.slept_ns / 1e6);
+		break;
 	}
 	fprintf(f, "\n");
 }
 
+
+/* The events' record kinds the functions cannot give. */
+static const int cannot_see[] = {
+	IOLAT_EV_WINDOW, IOLAT_EV_TARGET, IOLAT_EV_COOKIE, IOLAT_EV_GRP_CLEAR,
+	IOLAT_EV_DEPTH, IOLAT_EV_THROTTLE, IOLAT_EV_USE_DELAY, IOLAT_EV_CHARGE,
+	IOLAT_EV_PAY, IOLAT_EV_ENABLE, IOLAT_EV_RESET, IOLAT_EV_SKIP,
+};
+
+void snoop_print_mode(FILE *f, bool json, double t, const char *reason,
+		      const struct iolat_fns *fns, bool all)
+{
+	bool charge = fns->attached[IOLAT_FN_ADD_DELAY] && all;
+	bool sleep = fns->attached[IOLAT_FN_THROTTLE];
+	char text[512];
+	size_t i;
+
+	if (!json) {
+		fprintf(f, "# mode: functions (%s): %s; logs:%s%s%s; cannot see (the events "
+			"only):", reason, iolat_fns_text(fns, text, sizeof(text)),
+			charge ? " charge" : "", sleep ? " sleep" : "",
+			charge || sleep ? "" : " nothing (charges need -a)");
+		for (i = 0; i < sizeof(cannot_see) / sizeof(*cannot_see); i++)
+			fprintf(f, " %s", snoop_type_names[cannot_see[i]]);
+		fputc('\n', f);
+		return;
+	}
+	iolat_json_begin(f, "iolat-snoop", t, 6);
+	fputs(",\"event\":\"mode\",\"mode\":\"functions\",\"mode_reason\":", f);
+	iolat_json_str(f, reason);
+	fputs(",\"functions\":", f);
+	for (i = 0; i < IOLAT_FN_NR; i++) {
+		fprintf(f, "%c\"%s\":", i ? ',' : '{', iolat_fn_names[i]);
+		iolat_json_str(f, fns->attached[i] ? "attached" :
+			       fns->why[i][0] ? fns->why[i] : "not attached");
+	}
+	fprintf(f, "},\"logs\":[%s%s%s],\"cannot_see\":[", charge ? "\"charge\"" : "",
+		charge && sleep ? "," : "", sleep ? "\"sleep\"" : "");
+	for (i = 0; i < sizeof(cannot_see) / sizeof(*cannot_see); i++)
+		fprintf(f, "%s\"%s\"", i ? "," : "", snoop_type_names[cannot_see[i]]);
+	fputs("]}\n", f);
+}
 
 void snoop_print_header(FILE *f)
 {

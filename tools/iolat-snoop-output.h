@@ -10,11 +10,20 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "iolat.h"
+#include "iolat-common.h"
 
 extern const char *const snoop_type_names[IOLAT_EV_NR];
 
 /* The text mode's column header. */
 void snoop_print_header(FILE *f);
+/*
+ * Without the events, first of all: the mode, why (@reason), which of
+ * the controller's functions @fns are attached, which records follow
+ * (charges with -a, @all) and which of the events' it cannot give.  A
+ * "mode" record with @json, else a line starting with "#".
+ */
+void snoop_print_mode(FILE *f, bool json, double t, const char *reason,
+		      const struct iolat_fns *fns, bool all);
 /*
  * Event @e at @t (seconds since the epoch); @path and @culprit are the
  * cgroup's and the culprit's paths, NULL when unknown.

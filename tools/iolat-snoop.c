@@ -15,6 +15,7 @@
 #include "iolat.h"
 #include "iolat-common.h"
 #include "iolat-cgroup.h"
+#include "iolat-fallback.h"
 #include "iolat-snoop-output.h"
 #include "iolat-snoop.skel.h"
 
@@ -28,6 +29,8 @@ static struct env {
 	bool all;
 	bool json;
 	double duration;
+	bool no_events;		/* --no-events: the fallback, forced */
+	bool no_functions;	/* --no-functions: nothing to fall back on */
 } env;
 
 static double t0_real, t0_mono;
@@ -37,7 +40,7 @@ const char *argp_program_bug_address = "the iolat issue tracker";
 static const char doc[] =
 "Print io.latency's decisions as they happen, one line each.\n"
 "\n"
-"USAGE: " TOOL " [-d DEV] [-c REGEX] [-a] [-j] [duration]\n"
+"USAGE: " TOOL " [-d DEV] [-c REGEX] [-a] [-j] [--no-events] [--no-functions] [duration]\n"
 "\n"
 "Each line says what the controller decided for a (device, cgroup): a\n"
 "window that missed its target, its accumulated statistic, the verdict\n"
@@ -53,23 +56,39 @@ static const char doc[] =
 "line (with -j a record: lost_events since the start, lost_events_new\n"
 "since the last one), and on stderr.\n"
 "\n"
+"WITHOUT THE EVENTS (a kernel without the series, or --no-events): the\n"
+"controller's functions that the kernel does not inline, where io.latency\n"
+"is in use: a charge line per blkcg_add_delay() (with -a; the delay\n"
+"charged and pending) and a sleep line per task that slept in\n"
+"blkcg_maybe_throttle_current() (its io cgroup, pid, comm, time slept).\n"
+"The first line (-j: a \"mode\" record) says so, which functions are\n"
+"attached and why not the others, and which decisions only the events\n"
+"show.\n"
+"\n"
 "EXIT STATUS: 0 ok (a reader of stdout that went away included), 1\n"
 "run-time error (stdout cannot be written included), 2 bad arguments, 3\n"
-"kernel without BTF or without all of the iolatency tracepoints (it names\n"
-"those missing), or not root.\n"
+"not root, or a kernel without all of the iolatency tracepoints (it names\n"
+"those missing) where neither function can be traced, or no cgroup has\n"
+"io.latency.\n"
 "\n"
 "EXAMPLES:\n"
 "    " TOOL "                # decisions until Ctrl-C\n"
 "    " TOOL " 30             # for 30 seconds\n"
 "    " TOOL " -d nullb0      # one device\n"
 "    " TOOL " -c '^/work/'   # cgroups whose path matches\n"
-"    " TOOL " -a -j | jq .   # every event, as JSON lines\n";
+"    " TOOL " -a -j | jq .   # every event, as JSON lines\n"
+"    " TOOL " --no-events -a # what a kernel without the series shows\n";
+
+#define OPT_NO_EVENTS 256
+#define OPT_NO_FUNCTIONS 257
 
 static const struct argp_option opts[] = {
 	{ "device", 'd', "DEV", 0, "Only this disk (nullb0, /dev/nullb0 or MAJ:MIN); a partition is refused (exit 2): io.latency works on whole disks", 0 },
 	{ "cgroup", 'c', "REGEX", 0, "Only cgroups whose path matches REGEX (POSIX extended)", 0 },
 	{ "all", 'a', NULL, 0, "Also windows that changed nothing, bios that slept for a slot, delay charges", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
+	{ "no-events", OPT_NO_EVENTS, NULL, 0, "Do without the iolatency events even if the kernel has them: log what the controller's functions show, as on a kernel without the series", 0 },
+	{ "no-functions", OPT_NO_FUNCTIONS, NULL, 0, "Without the events, trace none of the controller's functions: as on a kernel that inlines them (exit 3)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
@@ -94,6 +113,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'j':
 		env.json = true;
+		break;
+	case OPT_NO_EVENTS:
+		env.no_events = true;
+		break;
+	case OPT_NO_FUNCTIONS:
+		env.no_functions = true;
 		break;
 	case 'v':
 		iolat_verbose = true;
@@ -250,22 +275,76 @@ static int handle_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-/* Lost events, in the output (never filtered out) and on stderr. */
-static void report_lost(struct iolat_snoop_bpf *obj, __u64 *reported)
+/* The BPF side: the events', or without them the functions'. */
+static struct iolat_snoop_bpf *obj;
+static struct iolat_fallback_bpf *fb;
+
+static __u64 lost_now(void)
 {
-	if (output_err || obj->bss->lost <= *reported)
+	return obj ? obj->bss->lost : iolat_fallback_lost(fb);
+}
+
+/* Lost events, in the output (never filtered out) and on stderr. */
+static void report_lost(__u64 *reported)
+{
+	__u64 lost = lost_now();
+
+	if (output_err || lost <= *reported)
 		return;
-	snoop_report_lost(stdout, env.json, iolat_now(), obj->bss->lost, reported);
+	snoop_report_lost(stdout, env.json, iolat_now(), lost, reported);
 	output_err = iolat_flush(TOOL, stdout);
 	if (output_err)
 		iolat_exiting = 1;
 }
 
+/*
+ * Without the events (@why): the controller's functions, where there is
+ * an io.latency to watch and the kernel lets one of them be traced.
+ * Says what it attached, or why it cannot; an exit status.
+ */
+static int start_fallback(const char *why, struct iolat_fns *fns)
+{
+	char text[512];
+	int err;
+
+	err = iolat_cgroups_scan(&tree);
+	if (err) {
+		fprintf(stderr, TOOL ": cannot read the cgroup tree at %s: %s\n",
+			iolat_cgroup_root(), strerror(-err));
+		return IOLAT_EXIT_ERROR;
+	}
+	tree_mono = iolat_mono();
+	if (!iolat_cgroups_have_latency(&tree)) {
+		fprintf(stderr, TOOL ": %s (for the events: the series in patches/), and no "
+			"cgroup has io.latency to watch: the kernel lacks "
+			"CONFIG_BLK_CGROUP_IOLATENCY, or no cgroup has the io controller "
+			"(echo +io > %s/cgroup.subtree_control)\n", why, iolat_cgroup_root());
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	if (!iolat_fns_probe(fns, env.no_functions)) {
+		fprintf(stderr, TOOL ": %s (for the events: the series in patches/), and "
+			"neither of the controller's functions can be traced: %s\n", why,
+			iolat_fns_text(fns, text, sizeof(text)));
+		return IOLAT_EXIT_UNSUPPORTED;
+	}
+	fb = iolat_fallback_start(TOOL, fns, env.dev, true, env.all);
+	if (!fb) {
+		fprintf(stderr, TOOL ": %s, and the controller's functions could not be "
+			"traced: %s\n", why, iolat_fns_text(fns, text, sizeof(text)));
+		return IOLAT_EXIT_ERROR;
+	}
+	fprintf(stderr, TOOL ": %s: induced delay from the controller's functions (%s); "
+		"windows, targets, scale cookies, depths, throttled bios and use_delay "
+		"need the events\n", why, iolat_fns_text(fns, text, sizeof(text)));
+	return IOLAT_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
-	struct iolat_snoop_bpf *obj = NULL;
 	struct ring_buffer *rb = NULL;
+	struct iolat_fns fns;
+	static char why[640];
 	__u64 reported = 0;
 	double end;
 	int err;
@@ -281,23 +360,30 @@ int main(int argc, char **argv)
 		if (err)
 			return err;
 	}
-	err = iolat_preflight(TOOL);
+	err = iolat_preflight_root(TOOL);
 	if (err)
 		return err;
 	libbpf_set_print(iolat_libbpf_print);
-
-	obj = iolat_snoop_bpf__open();
-	if (!obj) {
-		fprintf(stderr, TOOL ": failed to open BPF object: %s\n", strerror(errno));
-		return IOLAT_EXIT_ERROR;
+	if (env.no_events)
+		snprintf(why, sizeof(why), "--no-events");
+	if (env.no_events || iolat_events_available(why, sizeof(why))) {
+		err = start_fallback(why, &fns);
+		if (err)
+			goto cleanup;
+	} else {
+		obj = iolat_snoop_bpf__open();
+		if (!obj) {
+			fprintf(stderr, TOOL ": failed to open BPF object: %s\n", strerror(errno));
+			return IOLAT_EXIT_ERROR;
+		}
+		obj->rodata->targ_dev = env.dev;
+		obj->rodata->targ_all = env.all;
+		err = iolat_load_attach(TOOL, obj->skeleton);
+		if (err)
+			goto cleanup;
 	}
-	obj->rodata->targ_dev = env.dev;
-	obj->rodata->targ_all = env.all;
-
-	err = iolat_load_attach(TOOL, obj->skeleton);
-	if (err)
-		goto cleanup;
-	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), handle_event, NULL, NULL);
+	rb = ring_buffer__new(obj ? bpf_map__fd(obj->maps.events) : iolat_fallback_events_fd(fb),
+			      handle_event, NULL, NULL);
 	if (!rb) {
 		fprintf(stderr, TOOL ": failed to create ring buffer: %s\n", strerror(errno));
 		err = IOLAT_EXIT_ERROR;
@@ -308,10 +394,12 @@ int main(int argc, char **argv)
 	t0_real = iolat_now();
 	t0_mono = iolat_mono();
 	end = env.duration ? t0_mono + env.duration : 0;
+	if (fb)
+		snoop_print_mode(stdout, env.json, t0_real, why, &fns, env.all);
 	if (!env.json)
 		snoop_print_header(stdout);
-	fprintf(stderr, TOOL ": tracing io.latency decisions%s. Hit Ctrl-C to end.\n",
-		env.all ? " (all events)" : "");
+	fprintf(stderr, TOOL ": tracing %s%s. Hit Ctrl-C to end.\n",
+		fb ? "induced delay" : "io.latency decisions", env.all ? " (all events)" : "");
 
 	while (!iolat_exiting) {
 		err = ring_buffer__poll(rb, 100);
@@ -320,13 +408,13 @@ int main(int argc, char **argv)
 			err = IOLAT_EXIT_ERROR;
 			goto cleanup;
 		}
-		report_lost(obj, &reported);
+		report_lost(&reported);
 		if (end && iolat_mono() >= end)
 			break;
 	}
 	if (!output_err)
 		ring_buffer__consume(rb);
-	report_lost(obj, &reported);
+	report_lost(&reported);
 	if (!output_err)
 		output_err = iolat_flush(TOOL, stdout);
 	/* A reader that went away (EPIPE) ends the log: no error. */
@@ -335,6 +423,7 @@ int main(int argc, char **argv)
 cleanup:
 	ring_buffer__free(rb);
 	iolat_snoop_bpf__destroy(obj);
+	iolat_fallback_stop(fb);
 	names_free();
 	return err;
 }

@@ -98,19 +98,48 @@ int top_model_add_targets(struct top_model *m, const struct iolat_targets *t)
 	return 0;
 }
 
-int top_model_add_entry(struct top_model *m, const struct iolat_key *key,
-			const void *val, bool parent, bool dev_present)
+/*
+ * The row of a map entry's @key in *@rp: an enum top_entry (ROW: *@rp
+ * set), or -ENOMEM.
+ */
+static int entry_row(struct top_model *m, const struct iolat_key *key,
+		     bool dev_present, struct top_row **rp)
 {
 	const char *path = iolat_cgroups_path(m->cgs, key->cgroup_id);
-	struct top_row *r;
 
 	if (!path || !dev_present)
 		return TOP_ENTRY_STALE;
 	if (!wanted(m, key->dev, path))
 		return TOP_ENTRY_FILTERED;
-	r = row_get(m, key->dev, key->cgroup_id, path);
-	if (!r)
-		return -ENOMEM;
+	*rp = row_get(m, key->dev, key->cgroup_id, path);
+	return *rp ? TOP_ENTRY_ROW : -ENOMEM;
+}
+
+int top_model_add_delay(struct top_model *m, const struct iolat_key *key,
+			const struct iolat_delay *d, bool dev_present)
+{
+	struct top_row *r;
+	int ret = entry_row(m, key, dev_present, &r);
+
+	if (ret != TOP_ENTRY_ROW)
+		return ret;
+	r->g.charged_ns = d->charged_ns;
+	r->g.charges = d->charges;
+	r->g.paid_ns = d->paid_ns;
+	r->g.pays = d->pays;
+	r->g.delay_ns = d->delay_ns;
+	r->has_delay = true;
+	return TOP_ENTRY_ROW;
+}
+
+int top_model_add_entry(struct top_model *m, const struct iolat_key *key,
+			const void *val, bool parent, bool dev_present)
+{
+	struct top_row *r;
+	int ret = entry_row(m, key, dev_present, &r);
+
+	if (ret != TOP_ENTRY_ROW)
+		return ret;
 	if (parent) {
 		r->p = *(const struct iolat_parent *)val;
 		r->has_parent = true;
@@ -304,7 +333,9 @@ static double sort_value(const struct top_row *r)
 	case TOP_SORT_LAT: return top_row_lat(r);
 	case TOP_SORT_IOPS: return isnan(r->iops) ? -1 : r->iops;
 	case TOP_SORT_DEPTH: return r->g.depth == IOLAT_DEPTH_MAX ? 1e12 : r->g.depth;
-	case TOP_SORT_DELAY: return isnan(r->charged + r->paid) ? -1 : r->charged + r->paid;
+	case TOP_SORT_DELAY:	/* with one function of the two: what it tells */
+		return isnan(r->charged) && isnan(r->paid) ? -1 :
+			(isnan(r->charged) ? 0 : r->charged) + (isnan(r->paid) ? 0 : r->paid);
 	case TOP_SORT_WAITS: return isnan(r->waits) ? -1 : r->waits;
 	default: return 0;
 	}
@@ -465,8 +496,16 @@ int top_model_compute(struct top_model *m, double secs)
 			r->paid = rate(r->g.paid_ns, p->paid_ns, 1e6 * secs);
 			r->waits = rate(r->g.throttled, p->throttled, secs);
 		}
-		if (m->mode != TOP_MODE_EVENTS)
-			r->charged = r->paid = r->waits = NAN;
+		/* Without the events: what the functions attached tell. */
+		if (m->mode != TOP_MODE_EVENTS) {
+			r->fn_charges = m->fns.attached[IOLAT_FN_ADD_DELAY];
+			r->fn_pays = m->fns.attached[IOLAT_FN_THROTTLE];
+			if (!r->fn_charges)
+				r->charged = NAN;
+			if (!r->fn_pays)
+				r->paid = NAN;
+			r->waits = NAN;
+		}
 	}
 	/* A parent's culprit is "throttling" its siblings. */
 	for (i = 0; i < m->n; i++) {

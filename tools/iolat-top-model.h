@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include "iolat.h"
 #include "iolat-cgroup.h"
+#include "iolat-common.h"
 
 #define TOP_DEFAULT_COOKIE 1000000U
 #define TOP_MAX_DEVS 64		/* devices with rows in one interval */
@@ -22,8 +23,9 @@
  * Where the rows come from.  EVENTS: the iolatency tracepoints (the
  * series), io.stat and io.latency.  IOSTAT: a kernel without the events,
  * or --no-events: io.stat (its debug keys when blkcg_debug_stats=1),
- * io.latency and io.pressure only; whatever only the events tell is
- * unknown, never 0.
+ * io.latency and io.pressure, and the induced delay charged and slept
+ * where the controller's functions could be traced (struct top_model's
+ * fns); whatever only the events tell is unknown, never 0.
  */
 enum top_mode { TOP_MODE_EVENTS, TOP_MODE_IOSTAT, TOP_MODE_NR };
 extern const char *const top_mode_names[TOP_MODE_NR];
@@ -41,6 +43,14 @@ struct top_row {
 	struct iolat_group g;
 	struct iolat_parent p;
 	bool has_group, has_parent, culprit;
+	/*
+	 * IOSTAT mode: g's charged_ns, charges, paid_ns, pays and delay_ns
+	 * came from the functions (has_delay: an entry of theirs), and which
+	 * of the counters they fill (fn_charges: blkcg_add_delay attached,
+	 * fn_pays: blkcg_maybe_throttle_current); top_model_compute() sets
+	 * these two.
+	 */
+	bool has_delay, fn_charges, fn_pays;
 	bool io_err;		/* its io.stat could not be read */
 	/*
 	 * Rates over the interval; NAN when unknown: io.stat unreadable now
@@ -109,6 +119,8 @@ struct top_model {
 	enum top_mode mode;
 	const char *mode_reason;
 	int debug_stats;
+	/* IOSTAT mode: the controller's functions, attached or why not. */
+	struct iolat_fns fns;
 };
 
 /*
@@ -128,6 +140,12 @@ enum top_entry { TOP_ENTRY_ROW, TOP_ENTRY_FILTERED, TOP_ENTRY_STALE };
  */
 int top_model_add_entry(struct top_model *m, const struct iolat_key *key,
 			const void *val, bool parent, bool dev_present);
+/*
+ * An entry of the fallback's map (IOSTAT mode, functions attached): the
+ * induced delay of key's (device, cgroup).  Returns as the above.
+ */
+int top_model_add_delay(struct top_model *m, const struct iolat_key *key,
+			const struct iolat_delay *d, bool dev_present);
 /* Rows from io.stat: cgroups doing IO on a device some row is about. */
 int top_model_add_io(struct top_model *m);
 /* io.pressure of each row's cgroup (both modes). */

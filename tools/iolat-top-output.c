@@ -85,6 +85,33 @@ static void json_u64(FILE *f, const char *key, bool known, unsigned long long v)
 		fputs("null", f);
 }
 
+/* A BPF side that may lose events: the events', or the functions' attached. */
+static bool has_bpf(const struct top_model *m)
+{
+	return m->mode == TOP_MODE_EVENTS || iolat_fns_attached(&m->fns);
+}
+
+/*
+ * ,"functions":{...}: in the IOSTAT mode, each controller function the
+ * fallback traces, "attached" or why not; null with the events.
+ */
+static void json_functions(FILE *f, const struct top_model *m)
+{
+	int i;
+
+	fputs(",\"functions\":", f);
+	if (m->mode == TOP_MODE_EVENTS) {
+		fputs("null", f);
+		return;
+	}
+	for (i = 0; i < IOLAT_FN_NR; i++) {
+		fprintf(f, "%c\"%s\":", i ? ',' : '{', iolat_fn_names[i]);
+		iolat_json_str(f, m->fns.attached[i] ? "attached" :
+			       m->fns.why[i][0] ? m->fns.why[i] : "not attached");
+	}
+	fputc('}', f);
+}
+
 /*
  * ,"iostat_debug":{...}: io.stat's blkcg_debug_stats keys of the row,
  * both modes; null when io.stat had none (debug stats off).
@@ -121,9 +148,11 @@ void top_print_json(FILE *f, const struct top_report *rep)
 		iolat_json_str(f, m->mode_reason);
 	else
 		fputs("null", f);
-	fprintf(f, ",\"debug_stats\":%s,\"interval_s\":%.3f,\"lost_events\":",
-		m->debug_stats < 0 ? "null" : m->debug_stats ? "true" : "false", rep->secs);
-	if (events)
+	fprintf(f, ",\"debug_stats\":%s",
+		m->debug_stats < 0 ? "null" : m->debug_stats ? "true" : "false");
+	json_functions(f, m);
+	fprintf(f, ",\"interval_s\":%.3f,\"lost_events\":", rep->secs);
+	if (has_bpf(m))
 		fprintf(f, "%llu", rep->lost);
 	else
 		fputs("null", f);	/* no BPF side */
@@ -184,9 +213,14 @@ void top_print_json(FILE *f, const struct top_report *rep)
 		json_rate(f, "delay_charged_ms_per_s", "%.3f", r->charged);
 		json_rate(f, "delay_paid_ms_per_s", "%.3f", r->paid);
 		json_rate(f, "throttled_bios_per_s", "%.1f", r->waits);
-		/* Without the events: no counters, unknown rather than 0. */
-		json_rate(f, "delay_charged_ms", "%.3f", events ? r->g.charged_ns / 1e6 : NAN);
-		json_rate(f, "delay_paid_ms", "%.3f", events ? r->g.paid_ns / 1e6 : NAN);
+		/*
+		 * Without the events: the counters of the functions attached,
+		 * unknown rather than 0 for the others.
+		 */
+		json_rate(f, "delay_charged_ms", "%.3f",
+			  events || r->fn_charges ? r->g.charged_ns / 1e6 : NAN);
+		json_rate(f, "delay_paid_ms", "%.3f",
+			  events || r->fn_pays ? r->g.paid_ns / 1e6 : NAN);
 		json_u64(f, "throttled_bios", events, r->g.throttled);
 		json_rate(f, "io_pressure_some_pct", "%.2f", r->psi_some);
 		json_rate(f, "io_pressure_full_pct", "%.2f", r->psi_full);
@@ -282,8 +316,10 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	char target[16], lat[16], acc[16], depth[16], cookie[16], samp[16];
 	static char name[IOLAT_TEXT_LEN(PATH_MAX)];
 	char culprit_id[32], iops[32], mbps[32], chg[32], paid[32], waits[32];
-	char miss[48], wait_us[32], depth_min[16], limited[16], psi[40];
+	char miss[48], wait_us[32], depth_min[16], limited[16], psi[40], fns[512];
 	bool events = m->mode == TOP_MODE_EVENTS;
+	bool fn_charges = m->fns.attached[IOLAT_FN_ADD_DELAY];
+	bool fn_pays = m->fns.attached[IOLAT_FN_THROTTLE];
 
 	if (!rep->batch)
 		fprintf(f, "\033[H\033[2J");
@@ -293,8 +329,14 @@ void top_print_text(FILE *f, const struct top_report *rep)
 		fprintf(f, " (%zu shown, -r)", n);
 	if (events)
 		fprintf(f, "  lost %llu events  mode: events\n", rep->lost);
-	else
+	else if (!has_bpf(m))
 		fprintf(f, "  mode: io.stat only (%s)\n", m->mode_reason);
+	else
+		fprintf(f, "  lost %llu events  mode: io.stat + functions (%s)\n", rep->lost,
+			m->mode_reason);
+	/* Which functions the fallback traces, and why not the others. */
+	if (!events)
+		fprintf(f, "  functions: %s\n", iolat_fns_text(&m->fns, fns, sizeof(fns)));
 	/* What the fallback cannot see, and how to see more. */
 	if (!events && m->debug_stats != 1)
 		fprintf(f, "  blkcg_debug_stats %s: depth, use_delay and io.stat's latency "
@@ -302,7 +344,8 @@ void top_print_text(FILE *f, const struct top_report *rep)
 			m->debug_stats ? "unknown" : "off");
 	if (!events)
 		fprintf(f, "  without the events: ACCLAT VERDICT ACTION MINDEP LIMITED COOKIE "
-			"CHG/s PAID/s WAIT/s WAITus MISSED and culprits unknown (?)\n");
+			"%s%sWAIT/s WAITus MISSED and culprits unknown (?)\n",
+			fn_charges ? "" : "CHG/s ", fn_pays ? "" : "PAID/s ");
 	fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %-9s %7s %7s %5s %6s %7s %8s %-11s "
 		"%6s %6s %6s %6s %7s %11s\n",
 	       "DEVICE", "CGROUP", "TARGET", "WINLAT", "ACCLAT", "SAMP", "VERDICT",
@@ -419,7 +462,11 @@ static void prom_label(FILE *f, const char *s)
 	}
 }
 
-enum prom_kind { PROM_GROUP, PROM_PARENT };
+/*
+ * PROM_CGROUP: a cgroup's, whatever the device (io.pressure): labelled
+ * with the cgroup alone, once.
+ */
+enum prom_kind { PROM_GROUP, PROM_PARENT, PROM_CGROUP };
 
 struct prom_metric {
 	const char *name, *type, *help;
@@ -455,8 +502,10 @@ PROM_GETTER(get_windows, r->has_group, r->g.windows)
 PROM_GETTER(get_windows_missed, r->has_group, r->g.windows_missed)
 PROM_GETTER(get_throttled, r->has_group, r->g.throttled)
 PROM_GETTER(get_throttled_wait, r->has_group, r->g.throttled_wait_ns / 1e9)
-PROM_GETTER(get_charged, r->has_group, r->g.charged_ns / 1e9)
-PROM_GETTER(get_paid, r->has_group, r->g.paid_ns / 1e9)
+PROM_GETTER(get_charged, r->has_group || r->fn_charges, r->g.charged_ns / 1e9)
+PROM_GETTER(get_paid, r->has_group || r->fn_pays, r->g.paid_ns / 1e9)
+PROM_GETTER(get_psi_some, !isnan(r->psi_some), r->psi_some / 100)
+PROM_GETTER(get_psi_full, !isnan(r->psi_full), r->psi_full / 100)
 PROM_GETTER(get_limited, r->limited_known, r->limited_ns / 1e9)
 PROM_GETTER(get_depth_min, r->in.known && r->in.depth_min_known,
 	    r->in.depth_min == IOLAT_DEPTH_MAX ? INFINITY : r->in.depth_min)
@@ -500,10 +549,19 @@ static const struct prom_metric prom_metrics[] = {
 	{ "iolat_throttled_wait_seconds_total", "counter",
 	  "Time bios slept for a depth slot (over iolat_throttled_bios_total: the mean wait)",
 	  PROM_GROUP, get_throttled_wait },
-	{ "iolat_delay_charged_seconds_total", "counter", "Induced delay charged",
+	{ "iolat_delay_charged_seconds_total", "counter",
+	  "Induced delay charged (without the events: blkcg_add_delay's deltas)",
 	  PROM_GROUP, get_charged },
 	{ "iolat_delay_paid_seconds_total", "counter",
-	  "Induced delay slept off on return to user space", PROM_GROUP, get_paid },
+	  "Induced delay slept off on return to user space (without the events: "
+	  "sleeps in blkcg_maybe_throttle_current, by the task's io cgroup)",
+	  PROM_GROUP, get_paid },
+	{ "iolat_io_pressure_some_ratio", "gauge",
+	  "The cgroup's io.pressure avg10, some: share of the last 10 s in which some "
+	  "of its tasks stalled on IO", PROM_CGROUP, get_psi_some },
+	{ "iolat_io_pressure_full_ratio", "gauge",
+	  "The cgroup's io.pressure avg10, full: share of the last 10 s in which all "
+	  "of its tasks stalled on IO", PROM_CGROUP, get_psi_full },
 	{ "iolat_children_scale_cookie", "gauge", "The scale cookie of the cgroup's children",
 	  PROM_PARENT, get_children_cookie },
 	{ "iolat_scale_downs_total", "counter", "Scale-downs of the cgroup's children",
@@ -512,12 +570,56 @@ static const struct prom_metric prom_metrics[] = {
 	  PROM_PARENT, get_scale_ups },
 };
 
+/* Is there a row of @r's cgroup before it (another device's)? */
+static bool cgroup_seen(const struct top_model *m, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (m->v[j].cgid == m->v[i].cgid)
+			return true;
+	return false;
+}
+
+/*
+ * What the figures rest on, without labels per row: the mode, why it is
+ * not the events', blkcg_debug_stats and, without the events, which of
+ * the controller's functions are traced.
+ */
+static void prom_head(FILE *f, const struct top_model *m)
+{
+	int i;
+
+	fprintf(f, "# HELP iolat_mode_info What iolat-top's figures come from: the "
+		"iolatency events, or (iostat) io.stat on a kernel without them or with "
+		"--no-events; reason: why not the events.\n"
+		"# TYPE iolat_mode_info gauge\niolat_mode_info{mode=\"%s\",reason=\"",
+		top_mode_names[m->mode]);
+	prom_label(f, m->mode_reason ?: "");
+	fputs("\"} 1\n", f);
+	if (m->debug_stats >= 0)
+		fprintf(f, "# HELP iolat_debug_stats_enabled blk_cgroup.blkcg_debug_stats as "
+			"read at the start (1: on, io.stat has depth, use_delay and latency).\n"
+			"# TYPE iolat_debug_stats_enabled gauge\niolat_debug_stats_enabled %d\n",
+			m->debug_stats);
+	if (m->mode == TOP_MODE_EVENTS)
+		return;
+	fprintf(f, "# HELP iolat_function_attached Without the events: 1 if the controller's "
+		"function is traced (its induced delay counters are filled), 0 if not "
+		"(inlined, not in the kernel's BTF, --no-functions).\n"
+		"# TYPE iolat_function_attached gauge\n");
+	for (i = 0; i < IOLAT_FN_NR; i++)
+		fprintf(f, "iolat_function_attached{function=\"%s\"} %d\n", iolat_fn_names[i],
+			m->fns.attached[i]);
+}
+
 void top_print_prom(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
 	size_t k, i;
 	double v;
 
+	prom_head(f, m);
 	for (k = 0; k < sizeof(prom_metrics) / sizeof(*prom_metrics); k++) {
 		const struct prom_metric *pm = &prom_metrics[k];
 
@@ -528,17 +630,24 @@ void top_print_prom(FILE *f, const struct top_report *rep)
 
 			if (!pm->get(r, &v))
 				continue;
-			fprintf(f, "%s{device=\"", pm->name);
-			prom_label(f, iolat_dev_name(r->dev));
-			fputs("\",cgroup=\"", f);
-			prom_label(f, r->path);
+			if (pm->kind == PROM_CGROUP) {
+				if (cgroup_seen(m, i))
+					continue;
+				fprintf(f, "%s{cgroup=\"", pm->name);
+				prom_label(f, r->path);
+			} else {
+				fprintf(f, "%s{device=\"", pm->name);
+				prom_label(f, iolat_dev_name(r->dev));
+				fputs("\",cgroup=\"", f);
+				prom_label(f, r->path);
+			}
 			if (isinf(v))
 				fputs("\"} +Inf\n", f);
 			else
 				fprintf(f, "\"} %.17g\n", v);
 		}
 	}
-	if (m->mode != TOP_MODE_EVENTS)
+	if (!has_bpf(m))
 		return;		/* no BPF side: nothing to lose, nothing to say */
 	fprintf(f, "# HELP iolat_lost_events_total Events the BPF side could not record.\n"
 		"# TYPE iolat_lost_events_total counter\niolat_lost_events_total %llu\n",

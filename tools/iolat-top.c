@@ -17,6 +17,7 @@
 #include "iolat.h"
 #include "iolat-common.h"
 #include "iolat-cgroup.h"
+#include "iolat-fallback.h"
 #include "iolat-top-model.h"
 #include "iolat-top-output.h"
 #include "iolat-top.skel.h"
@@ -37,6 +38,7 @@ static struct env {
 	const char *prom;	/* -P: the textfile to keep current */
 	bool quiet;
 	bool no_events;		/* --no-events: the fallback, forced */
+	bool no_functions;	/* --no-functions: the fallback without its BPF */
 } env = { .interval = 1, .rows = 1000 };
 
 const char *argp_program_version = TOOL " 0.1";
@@ -44,7 +46,7 @@ const char *argp_program_bug_address = "the iolat issue tracker";
 static const char doc[] =
 "Show io.latency's view of each cgroup and device, live.\n"
 "\n"
-"USAGE: " TOOL " [-d DEV] [-c REGEX] [-s KEY] [-r ROWS] [-b] [-j] [--no-events] [interval] [count]\n"
+"USAGE: " TOOL " [-d DEV] [-c REGEX] [-s KEY] [-r ROWS] [-b] [-j] [--no-events] [--no-functions] [interval] [count]\n"
 "\n"
 "One row per (device, cgroup) that has an io.latency target, that the\n"
 "controller throttled, or that does IO on a device where io.latency is in\n"
@@ -83,9 +85,12 @@ static const char doc[] =
 "(echo 1 > /sys/module/blk_cgroup/parameters/blkcg_debug_stats) also\n"
 "DEPTH, STATE, use_delay, and in WINLAT io.stat's avg_lat (rotational) or\n"
 "the window in progress's missed/total (non-rotational; SAMP: total).\n"
-"The rest only the events tell: ? in text, null in JSON, absent with -P.\n"
-"No BPF is loaded in this mode (probes on the controller's functions are\n"
-"not implemented).\n"
+"CHG/s and PAID/s come from BPF on the controller's functions where the\n"
+"kernel does not inline them: blkcg_add_delay (delay charged) and\n"
+"blkcg_maybe_throttle_current (delay slept, by the sleeping task's io\n"
+"cgroup); the header, stderr and JSON's functions say which were attached\n"
+"and why not the others.  The rest only the events tell: ? in text, null\n"
+"in JSON, absent with -P.\n"
 "\n"
 "EXIT STATUS: 0 ok (a reader of stdout that went away included), 1\n"
 "run-time error (stdout cannot be written included), 2 bad arguments (a\n"
@@ -112,9 +117,12 @@ static const char doc[] =
 "scale cookie, use_delay, and counters since " TOOL " started:\n"
 "windows, missed windows, scale-ups and downs (on the parent), throttled\n"
 "bios and their wait, induced delay charged and paid in seconds, lost\n"
-"events.\n";
+"events; per cgroup its PSI avg10 as ratios; and first what the figures\n"
+"rest on: iolat_mode_info{mode,reason}, iolat_debug_stats_enabled and, in\n"
+"the io.stat mode, iolat_function_attached{function}.\n";
 
 #define OPT_NO_EVENTS 256
+#define OPT_NO_FUNCTIONS 257
 
 static const struct argp_option opts[] = {
 	{ "device", 'd', "DEV", 0, "Only this disk (nullb0, /dev/nullb0 or MAJ:MIN); a partition is refused (exit 2): io.latency works on whole disks", 0 },
@@ -126,6 +134,7 @@ static const struct argp_option opts[] = {
 	{ "prometheus", 'P', "FILE", 0, "Also write Prometheus metrics to FILE each interval", 0 },
 	{ "quiet", 'q', NULL, 0, "No report on stdout (with -P)", 0 },
 	{ "no-events", OPT_NO_EVENTS, NULL, 0, "Do without the iolatency events even if the kernel has them: the io.stat mode a kernel without the series gets (to compare the two)", 0 },
+	{ "no-functions", OPT_NO_FUNCTIONS, NULL, 0, "In the io.stat mode, trace none of the controller's functions: as on a kernel that inlines them (no BPF loaded)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
@@ -183,6 +192,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_EVENTS:
 		env.no_events = true;
+		break;
+	case OPT_NO_FUNCTIONS:
+		env.no_functions = true;
 		break;
 	case 'v':
 		iolat_verbose = true;
@@ -281,8 +293,14 @@ static int rescan(struct iolat_top_bpf *obj)
 	int err;
 
 	if (!obj) {
-		/* No events to follow the tree by: walk it, read every target. */
-		err = iolat_cgroups_scan(&cgroups);
+		/*
+		 * No events to follow the tree by: walk it, read every target.
+		 * The tick ages the ids the fallback's map has and the walk
+		 * did not find, whose entries go after a few intervals.
+		 */
+		err = iolat_cgroups_tick(&cgroups);
+		if (err >= 0)
+			err = iolat_cgroups_scan(&cgroups);
 		if (err) {
 			fprintf(stderr, TOOL ": cannot read the cgroup tree at %s: %s\n",
 				iolat_cgroup_root(), strerror(-err));
@@ -324,17 +342,21 @@ out:
 	return err < 0 ? err : 0;
 }
 
+/* What a map's values are. */
+enum map_kind { MAP_GROUPS, MAP_PARENTS, MAP_DELAYS };
+
 /*
  * Rows the BPF maps know.  Entries of cgroups and devices that are gone
  * are deleted here: their rows vanish and their slots are free for new
  * groups.
  */
-static int add_map_rows(int fd, bool parent)
+static int add_map_rows(int fd, enum map_kind kind)
 {
 	struct iolat_key key, next, *cur = NULL;
 	union {
 		struct iolat_group g;
 		struct iolat_parent p;
+		struct iolat_delay d;
 	} val;
 	struct iolat_key stale[64];
 	int nstale = 0, i, ret, there;
@@ -353,7 +375,11 @@ static int add_map_rows(int fd, bool parent)
 				"still there: %s\n", IOLAT_MAJOR(key.dev),
 				IOLAT_MINOR(key.dev), strerror(-there));
 		}
-		ret = top_model_add_entry(&model, &key, &val, parent, there != 0);
+		if (kind == MAP_DELAYS)
+			ret = top_model_add_delay(&model, &key, &val.d, there != 0);
+		else
+			ret = top_model_add_entry(&model, &key, &val, kind == MAP_PARENTS,
+						  there != 0);
 		if (ret < 0)
 			return ret;
 		/*
@@ -369,6 +395,9 @@ static int add_map_rows(int fd, bool parent)
 		bpf_map_delete_elem(fd, &stale[i]);
 	return 0;
 }
+
+/* The fallback's BPF side, in the io.stat mode when a function is attached. */
+static struct iolat_fallback_bpf *fb;
 
 static int refresh(struct iolat_top_bpf *obj, bool report)
 {
@@ -390,9 +419,11 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	if (!err)
 		err = top_model_add_targets(&model, &targets);
 	if (!err && obj)
-		err = add_map_rows(bpf_map__fd(obj->maps.groups), false);
+		err = add_map_rows(bpf_map__fd(obj->maps.groups), MAP_GROUPS);
 	if (!err && obj)
-		err = add_map_rows(bpf_map__fd(obj->maps.parents), true);
+		err = add_map_rows(bpf_map__fd(obj->maps.parents), MAP_PARENTS);
+	if (!err && fb)
+		err = add_map_rows(iolat_fallback_delays_fd(fb), MAP_DELAYS);
 	model.now_ns = (__u64)(iolat_mono() * 1e9);	/* the maps as read */
 	if (!err)
 		err = top_model_add_io(&model);
@@ -406,7 +437,7 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	if (!report)
 		return 0;
 	top_model_sort(&model, env.sort);
-	rep.lost = obj ? obj->bss->lost : 0;
+	rep.lost = obj ? obj->bss->lost : fb ? iolat_fallback_lost(fb) : 0;
 	if (env.prom) {
 		rep.time = iolat_now();
 		err = top_write_prom(env.prom, &rep);
@@ -464,6 +495,23 @@ static int choose_mode(void)
 	return IOLAT_EXIT_OK;
 }
 
+/*
+ * The io.stat mode's BPF side: the controller's functions the kernel lets
+ * be traced, attached; said on stderr either way, as in the header and
+ * JSON.  Without any, the mode goes on without BPF.
+ */
+static void start_functions(void)
+{
+	char text[512];
+
+	if (iolat_fns_probe(&model.fns, env.no_functions))
+		fb = iolat_fallback_start(TOOL, &model.fns, env.dev, false, false);
+	fprintf(stderr, TOOL ": functions: %s%s\n",
+		iolat_fns_text(&model.fns, text, sizeof(text)),
+		iolat_fns_attached(&model.fns) ? "" :
+		" (no BPF loaded: CHG/s and PAID/s unknown)");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
@@ -515,6 +563,8 @@ int main(int argc, char **argv)
 		err = iolat_load_attach(TOOL, obj->skeleton);
 		if (err)
 			goto cleanup;
+	} else {
+		start_functions();
 	}
 
 	iolat_handle_signals();
@@ -538,6 +588,7 @@ int main(int argc, char **argv)
 cleanup:
 	if (obj)
 		iolat_top_bpf__destroy(obj);
+	iolat_fallback_stop(fb);
 	top_model_free(&model);
 	iolat_cgroups_free(&cgroups);
 	free(targets.v);

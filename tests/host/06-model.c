@@ -530,6 +530,14 @@ static void test_schema_rows(void)
 	check(strstr(out, "{\"schema\":1,\"tool\":\"iolat-top\",\"time\":") == out &&
 	      strstr(out, "\"action\":\"down\"") && !strstr(out, "action_name"),
 	      "json: schema 1, actions as strings: %.100s", out);
+	check(strstr(out, "\"mode\":\"events\",\"mode_reason\":null,\"debug_stats\":false,"
+		     "\"functions\":null,") != NULL,
+	      "json: events mode: no functions (null): %.200s", out);
+	out = render(top_print_prom, &rep);
+	check(strstr(out, "iolat_mode_info{mode=\"events\",reason=\"\"} 1\n") == strstr(out, "\niolat_") + 1 &&
+	      !strstr(out, "iolat_function_attached") &&
+	      strstr(out, "iolat_delay_charged_seconds_total{device=\"4000:1\",cgroup=\"/j/ssd\"} 0\n"),
+	      "-P, events mode: the mode first, no functions, the counters:\n%.400s", out);
 	fixture_free(&fx);
 }
 
@@ -1219,9 +1227,24 @@ static const char *const events_only_keys[] = {
 	"\"interval\":null",
 };
 
-/* Every events-only cell of @path's row is unknown, never 0 or ok. */
-static void check_unknowns(const char *text, const char *json, const char *path,
-			   const char *what)
+/* The columns and keys of the delay charged and paid (the functions'). */
+static bool delay_col(int col)
+{
+	return col == 15 || col == 16;
+}
+
+static bool delay_key(const char *key)
+{
+	return !strncmp(key, "\"delay_", 7);
+}
+
+/*
+ * Every events-only cell of @path's row is unknown, never 0 or ok; with
+ * @but_delay, those of the delay charged and paid aside (the functions
+ * attached fill them).
+ */
+static void check_unknowns_but(const char *text, const char *json, const char *path,
+			       const char *what, bool but_delay)
 {
 	char line[1024], obj[4096], bad[256] = "";
 	size_t i;
@@ -1230,20 +1253,28 @@ static void check_unknowns(const char *text, const char *json, const char *path,
 	snprintf(line, sizeof(line), "%s", text_row(text, path));
 	snprintf(obj, sizeof(obj), "%s", json_row(json, path));
 	for (i = 0; i < sizeof(events_only_cols) / sizeof(*events_only_cols); i++)
-		if (strcmp(field(line, events_only_cols[i]), "?"))
+		if (strcmp(field(line, events_only_cols[i]), "?") &&
+		    !(but_delay && delay_col(events_only_cols[i])))
 			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), " col%d=%s",
 				 events_only_cols[i], field(line, events_only_cols[i]));
 	check(!*bad, "fallback %s: %s's events-only columns are '?'%s: %s", what, path,
 	      bad, line);
 	*bad = '\0';
 	for (i = 0; i < sizeof(events_only_keys) / sizeof(*events_only_keys); i++)
-		if (!strstr(obj, events_only_keys[i]))
+		if (!strstr(obj, events_only_keys[i]) &&
+		    !(but_delay && delay_key(events_only_keys[i])))
 			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), " %s",
 				 events_only_keys[i]);
 	check(!*bad && !strstr(obj, "\"state\":\"ok\"") && !strstr(obj, "scale_skips") &&
 	      !strstr(obj, "\"windows\""),
 	      "fallback %s: %s's events-only keys null (missing:%s): %s", what, path,
 	      *bad ? bad : " none", obj);
+}
+
+static void check_unknowns(const char *text, const char *json, const char *path,
+			   const char *what)
+{
+	check_unknowns_but(text, json, path, what, false);
 }
 
 /*
@@ -1274,6 +1305,10 @@ static void test_fallback(void)
 	fx.m.mode_reason = "this kernel has no iolatency tracepoints";
 	fx.m.debug_stats = 1;
 	fx.m.start_ns = 1;
+	/* Neither function can be traced: no BPF at all. */
+	snprintf(fx.m.fns.why[IOLAT_FN_ADD_DELAY], sizeof(fx.m.fns.why[0]), "not in the kernel's BTF");
+	snprintf(fx.m.fns.why[IOLAT_FN_THROTTLE], sizeof(fx.m.fns.why[0]),
+		 "not in /proc/kallsyms (inlined)");
 	for (pass = 0; pass < 2; pass++) {
 		put("/fb/io.stat", "%s", iostat_line(DEV1, 8192 * (pass + 1), 3 * (pass + 1), NULL));
 		put("/fb/tight/io.stat", "%s", iostat_line(DEV1, 4096 * (pass + 1), pass + 1,
@@ -1300,6 +1335,20 @@ static void test_fallback(void)
 		     "iolatency tracepoints\",\"debug_stats\":true") &&
 	      strstr(json, "\"lost_events\":null"),
 	      "fallback debug on: JSON mode, reason, debug_stats, lost_events null: %.200s", json);
+	check(strstr(json, "\"functions\":{\"blkcg_add_delay\":\"not in the kernel's BTF\","
+		     "\"blkcg_maybe_throttle_current\":\"not in /proc/kallsyms (inlined)\"}") &&
+	      strstr(text, "  functions: blkcg_add_delay not attached: not in the kernel's BTF; "
+		     "blkcg_maybe_throttle_current not attached: not in /proc/kallsyms (inlined)\n") &&
+	      strstr(text, "LIMITED COOKIE CHG/s PAID/s WAIT/s"),
+	      "fallback no function: JSON and the header say why each is not attached:\n%.500s",
+	      text);
+	check(strstr(prom, "iolat_mode_info{mode=\"iostat\",reason=\"this kernel has no "
+		     "iolatency tracepoints\"} 1\n") && strstr(prom, "iolat_debug_stats_enabled 1\n") &&
+	      strstr(prom, "iolat_function_attached{function=\"blkcg_add_delay\"} 0\n") &&
+	      strstr(prom, "iolat_io_pressure_some_ratio{cgroup=\"/fb/tight\"} 0.125\n") &&
+	      !strstr(prom, "iolat_delay_paid_seconds_total{"),
+	      "fallback no function: -P: the mode, debug stats, functions 0, PSI, no delay:\n%s",
+	      prom);
 	r = row(&fx.m, DEV1, "/fb/tight");
 	check(r && !strcmp(r->state, "unthrottled") && r->g.has_depth &&
 	      r->g.depth == IOLAT_DEPTH_MAX && r->iops == 1,
@@ -1389,6 +1438,220 @@ static void test_fallback(void)
 	fixture_free(&fx);
 }
 
+/* One io.stat-mode interval with the fallback's map entries @d of @k. */
+static int interval_fb(struct fixture *fx, const struct iolat_key *k,
+		       const struct iolat_delay *d, int n, double secs)
+{
+	int i, err;
+
+	top_model_begin(&fx->m, &fx->cgs);
+	err = top_model_add_targets(&fx->m, &fx->targets);
+	for (i = 0; !err && i < n; i++)
+		err = top_model_add_delay(&fx->m, &k[i], &d[i], true) != TOP_ENTRY_ROW;
+	if (!err)
+		err = top_model_add_io(&fx->m);
+	if (!err)
+		top_model_add_pressure(&fx->m);
+	if (!err)
+		err = top_model_compute(&fx->m, secs);
+	top_model_sort(&fx->m, TOP_SORT_PATH);
+	return err;
+}
+
+/*
+ * The io.stat mode with the controller's functions attached: the delay
+ * charged (blkcg_add_delay) and slept (blkcg_maybe_throttle_current)
+ * fill CHG/s, PAID/s and their JSON keys and metrics; a row with no
+ * entry of theirs shows 0, not unknown; what the events alone tell stays
+ * unknown.  With one function attached, the other's column is unknown.
+ */
+static void test_fallback_functions(void)
+{
+	struct fixture fx = {};
+	struct iolat_key k[2], gone;
+	struct iolat_delay d[2] = {
+		{ .charged_ns = 10000000, .charges = 4, .paid_ns = 4000000, .pays = 2 },
+		{ .paid_ns = 250000000, .pays = 1 },
+	};
+	struct top_report rep;
+	const char *text, *json, *prom;
+	char line[1024];
+	int pass, ret;
+
+	mkcg("/fn");
+	mkcg("/fn/tight");
+	mkcg("/fn/loose");
+	mkcg("/fn/sleeper");
+	/* tight on two devices: its PSI, a cgroup's, is one series */
+	put("/fn/tight/io.latency", "4000:1 target=1000\n4000:2 target=1000\n");
+	put("/fn/tight/io.pressure", "some avg10=12.50 avg60=3.00 avg300=1.00 total=123\n"
+	    "full avg10=3.25 avg60=1.00 avg300=0.50 total=45\n");
+	put_target("/fn/loose", DEV1, 10000);
+	scan(&fx);
+	fixture_filter(&fx, "^/fn");
+	fx.m.mode = TOP_MODE_IOSTAT;
+	fx.m.mode_reason = "this kernel has no iolatency tracepoints";
+	fx.m.debug_stats = 0;
+	fx.m.fns.attached[IOLAT_FN_ADD_DELAY] = true;
+	fx.m.fns.attached[IOLAT_FN_THROTTLE] = true;
+	k[0] = key(&fx, "/fn/loose", DEV1);
+	k[1] = key(&fx, "/fn/sleeper", DEV1);
+	for (pass = 0; pass < 2; pass++) {
+		put("/fn/tight/io.stat", "%s", iostat_line(DEV1, 4096 * (pass + 1), pass + 1, NULL));
+		put("/fn/loose/io.stat", "%s", iostat_line(DEV1, 8192 * (pass + 1), 2 * (pass + 1), NULL));
+		interval_fb(&fx, k, d, 2, 1);
+		d[0].charged_ns += 20000000;	/* 20 ms charged, 10 ms slept in a second */
+		d[0].paid_ns += 10000000;
+		d[0].charges += 8;
+		d[0].pays += 1;
+	}
+	d[0].charged_ns -= 20000000;
+	d[0].paid_ns -= 10000000;
+	/* A cgroup gone: its entry is stale. */
+	gone = (struct iolat_key){ .cgroup_id = 987654321, .dev = DEV1 };
+	ret = top_model_add_delay(&fx.m, &gone, &d[0], true);
+	check(ret == TOP_ENTRY_STALE, "fallback functions: an entry of a cgroup gone is stale (%d)",
+	      ret);
+	interval_fb(&fx, k, d, 2, 1);	/* the report's: nothing new in it */
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true,
+				   .time = 1764763200.5, .lost = 2 };
+	text = strdup(render(top_print_text, &rep));
+	json = strdup(render(top_print_json, &rep));
+	prom = strdup(render(top_print_prom, &rep));
+	if (records)
+		fputs(json, records);
+	check(strstr(text, "lost 2 events  mode: io.stat + functions (this kernel has no "
+		     "iolatency tracepoints)\n  functions: blkcg_add_delay attached; "
+		     "blkcg_maybe_throttle_current attached\n") &&
+	      strstr(text, "without the events: ACCLAT VERDICT ACTION MINDEP LIMITED COOKIE "
+		     "WAIT/s WAITus MISSED and culprits unknown (?)\n"),
+	      "fallback functions: the header names the functions, CHG/s PAID/s not unknown:\n%.600s",
+	      text);
+	check(strstr(json, "\"debug_stats\":false,\"functions\":{\"blkcg_add_delay\":\"attached\","
+		     "\"blkcg_maybe_throttle_current\":\"attached\"},\"interval_s\":1.000,"
+		     "\"lost_events\":2,") != NULL,
+	      "fallback functions: JSON functions attached, lost_events counted: %.300s", json);
+	check(strstr(json_row(json, "/fn/loose"), "\"delay_charged_ms_per_s\":0.000,"
+		     "\"delay_paid_ms_per_s\":0.000,\"throttled_bios_per_s\":null,"
+		     "\"delay_charged_ms\":30.000,\"delay_paid_ms\":14.000,\"throttled_bios\":null") != NULL,
+	      "fallback functions: loose's counters, rates over an interval with none: %s",
+	      json_row(json, "/fn/loose"));
+	check(strstr(json_row(json, "/fn/tight"), "\"delay_charged_ms\":0.000,"
+		     "\"delay_paid_ms\":0.000,\"throttled_bios\":null") != NULL,
+	      "fallback functions: tight, no entry: 0 charged and paid, not null: %s",
+	      json_row(json, "/fn/tight"));
+	check(strstr(json_row(json, "/fn/sleeper"), "\"delay_charged_ms\":0.000,"
+		     "\"delay_paid_ms\":250.000") != NULL,
+	      "fallback functions: a cgroup with nothing but a sleep has its row: %s",
+	      json_row(json, "/fn/sleeper"));
+	check_unknowns_but(text, json, "/fn/loose", "functions attached", true);
+	check(strstr(prom, "iolat_delay_charged_seconds_total{device=\"4000:1\",cgroup=\"/fn/loose\"} 0.029999999999999999\n") &&
+	      strstr(prom, "iolat_delay_paid_seconds_total{device=\"4000:1\",cgroup=\"/fn/tight\"} 0\n") &&
+	      strstr(prom, "iolat_function_attached{function=\"blkcg_add_delay\"} 1\n") &&
+	      strstr(prom, "iolat_function_attached{function=\"blkcg_maybe_throttle_current\"} 1\n") &&
+	      strstr(prom, "iolat_mode_info{mode=\"iostat\",reason=\"this kernel has no iolatency "
+		     "tracepoints\"} 1\n") && strstr(prom, "iolat_debug_stats_enabled 0\n") &&
+	      strstr(prom, "\niolat_lost_events_total 2\n") &&
+	      !strstr(prom, "iolat_throttled_bios_total{") && !strstr(prom, "iolat_windows_total{"),
+	      "fallback functions: -P has the delay counters, the functions, the mode, lost:\n%s",
+	      prom);
+	{
+		const char *a = strstr(prom, "iolat_io_pressure_some_ratio{cgroup=\"/fn/tight\"} 0.125\n");
+
+		check(a && !strstr(a + 1, "iolat_io_pressure_some_ratio{cgroup=\"/fn/tight\"}") &&
+		      strstr(prom, "iolat_io_pressure_full_ratio{cgroup=\"/fn/tight\"} 0.0325") &&
+		      strstr(prom, "iolat_target_seconds{device=\"4000:2\",cgroup=\"/fn/tight\"}") &&
+		      !strstr(prom, "iolat_io_pressure_some_ratio{cgroup=\"/fn/loose\"}"),
+		      "-P: PSI avg10 as a ratio, once per cgroup (two devices), none without it");
+	}
+	free((void *)text);
+	free((void *)json);
+	free((void *)prom);
+
+	/* Sleeps inlined: PAID/s and delay_paid_ms unknown, and said why. */
+	fx.m.fns.attached[IOLAT_FN_THROTTLE] = false;
+	snprintf(fx.m.fns.why[IOLAT_FN_THROTTLE], sizeof(fx.m.fns.why[0]),
+		 "not in /proc/kallsyms (inlined)");
+	interval_fb(&fx, k, d, 1, 1);
+	d[0].charged_ns += 5000000;
+	interval_fb(&fx, k, d, 1, 1);
+	text = strdup(render(top_print_text, &rep));
+	json = strdup(render(top_print_json, &rep));
+	prom = strdup(render(top_print_prom, &rep));
+	if (records)
+		fputs(json, records);
+	snprintf(line, sizeof(line), "%s", text_row(text, "/fn/loose"));
+	check(strstr(text, "functions: blkcg_add_delay attached; blkcg_maybe_throttle_current "
+		     "not attached: not in /proc/kallsyms (inlined)\n") &&
+	      strstr(text, "LIMITED COOKIE PAID/s WAIT/s") &&
+	      !strcmp(field(line, 15), "5.0") && !strcmp(field(line, 16), "?") &&
+	      !strcmp(field(line, 17), "?"),
+	      "fallback one function: CHG/s 5.0, PAID/s and WAIT/s unknown, said why: %s\n%.500s",
+	      line, text);
+	check(strstr(json, "\"blkcg_maybe_throttle_current\":\"not in /proc/kallsyms (inlined)\"") &&
+	      strstr(json_row(json, "/fn/loose"), "\"delay_charged_ms_per_s\":5.000,"
+		     "\"delay_paid_ms_per_s\":null,\"throttled_bios_per_s\":null,"
+		     "\"delay_charged_ms\":35.000,\"delay_paid_ms\":null"),
+	      "fallback one function: JSON: charged known, paid null, and why: %s",
+	      json_row(json, "/fn/loose"));
+	check(strstr(prom, "iolat_delay_charged_seconds_total{device=\"4000:1\",cgroup=\"/fn/loose\"}") &&
+	      !strstr(prom, "iolat_delay_paid_seconds_total{") &&
+	      strstr(prom, "iolat_function_attached{function=\"blkcg_maybe_throttle_current\"} 0\n"),
+	      "fallback one function: -P: charged, no paid, the function 0");
+	free((void *)text);
+	free((void *)json);
+	free((void *)prom);
+	fixture_free(&fx);
+}
+
+/*
+ * Which functions can be traced: a FUNC in the kernel's BTF and a line
+ * in kallsyms, by its exact name (a .cold part or a clone is not it).
+ */
+static void test_fns_check(void)
+{
+	struct btf *btf = btf__new_empty();
+	struct iolat_fns fns;
+	char fn[8192];
+	int id, n;
+
+	id = btf__add_func_proto(btf, 0);
+	btf__add_func(btf, "blkcg_add_delay", BTF_FUNC_GLOBAL, id);
+	btf__add_func(btf, "blkcg_maybe_throttle_current", BTF_FUNC_GLOBAL, id);
+	snprintf(fn, sizeof(fn), "%s/kallsyms", root);
+	put("/kallsyms", "ffffffff81231202 T blkcg_add_delay\n"
+	    "ffffffff81230f5d t blkcg_maybe_throttle_current.cold\n"
+	    "ffffffffc0000000 t blkcg_maybe_throttle_current_x\t[mod]\n");
+	iolat_kallsyms_set(fn);
+	n = iolat_fns_check(btf, &fns);
+	check(n == 1 && !fns.why[IOLAT_FN_ADD_DELAY][0] &&
+	      strstr(fns.why[IOLAT_FN_THROTTLE], "kallsyms (inlined)") &&
+	      !fns.attached[IOLAT_FN_ADD_DELAY],
+	      "functions: one in kallsyms, the other inlined (%d, '%s')", n,
+	      fns.why[IOLAT_FN_THROTTLE]);
+	put("/kallsyms", "ffffffff81231202 T blkcg_add_delay\n"
+	    "ffffffff81230f5d T blkcg_maybe_throttle_current\n");
+	n = iolat_fns_check(btf, &fns);
+	check(n == 2, "functions: both in BTF and kallsyms (%d)", n);
+	btf__free(btf);
+	btf = btf__new_empty();
+	id = btf__add_func_proto(btf, 0);
+	btf__add_func(btf, "blkcg_maybe_throttle_current", BTF_FUNC_GLOBAL, id);
+	n = iolat_fns_check(btf, &fns);
+	check(n == 1 && !strcmp(fns.why[IOLAT_FN_ADD_DELAY], "not in the kernel's BTF"),
+	      "functions: one not in the BTF (%d, '%s')", n, fns.why[IOLAT_FN_ADD_DELAY]);
+	unlink(fn);
+	n = iolat_fns_check(btf, &fns);
+	check(n == 0 && strstr(fns.why[IOLAT_FN_THROTTLE], "cannot read"),
+	      "functions: no kallsyms: none (%d, '%s')", n, fns.why[IOLAT_FN_THROTTLE]);
+	iolat_kallsyms_set(NULL);
+	btf__free(btf);
+	n = iolat_fns_probe(&fns, true);
+	check(n == 0 && !strcmp(fns.why[0], "off (--no-functions)") &&
+	      !strcmp(fns.why[1], "off (--no-functions)"),
+	      "functions: --no-functions: none, said so (%d, '%s')", n, fns.why[0]);
+}
+
 /* blk_cgroup's parameter read as on, off, unknown; io.pressure parsed. */
 static void test_debug_param(void)
 {
@@ -1447,6 +1710,8 @@ int main(int argc, char **argv)
 	test_output_errors();
 	test_descriptors();
 	test_fallback();
+	test_fallback_functions();
+	test_fns_check();
 	test_debug_param();
 	return check_done();
 }

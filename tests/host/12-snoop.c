@@ -206,11 +206,78 @@ static void test_every_event(void)
 	      "json: unlimited depth is \"max\", as iolat-top writes it: %s", out);
 }
 
+/* What snoop_print_mode() writes, JSON or text (static, until the next call). */
+static const char *mode(bool json, const struct iolat_fns *fns, bool all)
+{
+	FILE *f = out_open();
+
+	snoop_print_mode(f, json, T0, "this kernel has no iolatency tracepoints", fns, all);
+	out_close(f);
+	if (json && records)
+		fputs(out_buf, records);
+	return out_buf;
+}
+
+/*
+ * Without the events: a first record saying the mode, which functions
+ * are attached and why not, what follows and what cannot be seen; then
+ * charge and sleep records, not the events' delay_charge and delay_pay.
+ */
+static void test_fallback(void)
+{
+	struct iolat_fns fns = { .attached = { true, true } };
+	struct iolat_event e = { .cgroup_id = 42, .dev = DEV1, .type = IOLAT_EV_FN_CHARGE,
+				 .pid = 7 };
+	const char *out;
+
+	out = mode(true, &fns, true);
+	check(strstr(out, "{\"schema\":1,\"tool\":\"iolat-snoop\",\"time\":") == out &&
+	      strstr(out, ",\"event\":\"mode\",\"mode\":\"functions\",\"mode_reason\":"
+		     "\"this kernel has no iolatency tracepoints\",\"functions\":{"
+		     "\"blkcg_add_delay\":\"attached\",\"blkcg_maybe_throttle_current\":"
+		     "\"attached\"},\"logs\":[\"charge\",\"sleep\"],\"cannot_see\":[\"window\",") &&
+	      strstr(out, "\"delay_pay\",\"enable\",\"scale_reset\",\"scale_skip\"]}\n"),
+	      "fallback: the mode record, both functions attached, -a: %s", out);
+	fns.attached[IOLAT_FN_THROTTLE] = false;
+	snprintf(fns.why[IOLAT_FN_THROTTLE], sizeof(fns.why[0]), "not in /proc/kallsyms (inlined)");
+	out = mode(true, &fns, false);
+	check(strstr(out, "\"blkcg_maybe_throttle_current\":\"not in /proc/kallsyms "
+		     "(inlined)\"},\"logs\":[],") != NULL,
+	      "fallback: one function inlined, no -a: why, and nothing logged: %s", out);
+	out = mode(false, &fns, true);
+	check(strstr(out, "# mode: functions (this kernel has no iolatency tracepoints): "
+		     "blkcg_add_delay attached; blkcg_maybe_throttle_current not attached: "
+		     "not in /proc/kallsyms (inlined); logs: charge; cannot see (the events only): "
+		     "window target cookie") == out,
+	      "fallback: the text mode's first line: %s", out);
+	e.fn_charge.charge_ns = 2500000;
+	e.fn_charge.delay_ns = 7500000;
+	out = json(&e, "/p/loose", NULL);
+	check(strstr(out, "\"event\":\"charge\",\"device\":\"4000:1\",\"cgroup\":\"/p/loose\","
+		     "\"cgroup_id\":42,\"charge_us\":2500,\"delay_us\":7500}") && !strstr(out, "lat_us"),
+	      "fallback: a charge record: %s", out);
+	out = text(&e, "/p/loose", NULL);
+	check(strstr(out, "charge       blkcg_add_delay: charged 2500us, 7500us pending\n") != NULL,
+	      "fallback: a charge line: %s", out);
+	e = (struct iolat_event){ .cgroup_id = 42, .dev = DEV1, .type = IOLAT_EV_FN_SLEEP,
+				  .pid = 7 };
+	snprintf(e.comm, sizeof(e.comm), "dd");
+	e.fn_sleep.slept_ns = 250000000;
+	out = json(&e, "/p/loose", NULL);
+	check(strstr(out, "\"event\":\"sleep\",") &&
+	      strstr(out, ",\"pid\":7,\"comm\":\"dd\",\"slept_us\":250000}") &&
+	      !strstr(out, "capped"), "fallback: a sleep record: %s", out);
+	out = text(&e, "/p/loose", NULL);
+	check(strstr(out, "sleep        pid 7 (dd) slept 250.0ms in blkcg_maybe_throttle_current\n") != NULL,
+	      "fallback: a sleep line: %s", out);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && check_records_open(argv[1]))
 		return 2;
 	test_records();
+	test_fallback();
 	test_lost();
 	test_text_escape();
 	test_every_event();

@@ -9,7 +9,7 @@
 # members their relocations touch.  Nothing is loaded, no vmlinux needed.
 . "$(dirname "$0")/lib.sh"
 T=$BUILD/tools
-OBJS="$T/iolat-top.bpf.o $T/iolat-snoop.bpf.o"
+OBJS="$T/iolat-top.bpf.o $T/iolat-snoop.bpf.o $T/iolat-fallback.bpf.o"
 for o in $OBJS; do
 	[ -f "$o" ] || fail "tools not built: make tools ($o)"
 done
@@ -19,12 +19,15 @@ READELF=$(command -v readelf || command -v llvm-readelf) || skip "no readelf"
 tmp=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
-# struct.field, one a line, for each member a relocation reads.
+# struct.field, one a line, for each member a relocation reads; "enum
+# NAME" for an enum whose value one reads (min_core_btf keeps all of its
+# values, so which one is the table's to say).
 for o in $OBJS; do
 	"$BPFTOOL" gen min_core_btf "$o" "$tmp/min.btf" "$o" ||
 		fail "bpftool gen min_core_btf $o failed"
 	"$BPFTOOL" btf dump file "$tmp/min.btf" format raw |
 		awk '/^\[[0-9]+\] (STRUCT|UNION) / { s = $3; gsub(/\047/, "", s); next }
+		     /^\[[0-9]+\] ENUM(64)? / { e = $3; gsub(/\047/, "", e); print "enum " e }
 		     /^\[/ { s = "" }
 		     s != "" && s != "(anon)" && /^\t\047/ {
 			f = $1; gsub(/\047/, "", f)
