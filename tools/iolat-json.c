@@ -356,7 +356,7 @@ static int name_index(const char *s, const char *const *names, int n)
 static const char *const ev_names[WHY_EV_NR] = {
 	"window", "target", "cookie", "culprit_forgotten", "depth",
 	"throttle", "use_delay", "delay_charge", "delay_pay", "enable",
-	"scale_reset", "scale_skip",
+	"scale_reset", "scale_skip", "charge", "sleep",
 };
 
 static const char *const skip_names[WHY_SKIP_NR] = { "raced", "protected", "few_ios" };
@@ -384,6 +384,24 @@ static __u32 depth_of(const struct ij_value *v)
 	return WHY_DEPTH_MAX;
 }
 
+/* Has array @key of @o the string @s? */
+static bool array_has(const struct ij_value *o, const char *key, const char *s)
+{
+	const struct ij_value *a = ij_get(o, key);
+	size_t i;
+
+	for (i = 0; a && a->type == IJ_ARR && i < a->n; i++)
+		if (a->items[i].type == IJ_STR && !strcmp(a->items[i].str, s))
+			return true;
+	return false;
+}
+
+/* Is function @name "attached" in object "functions" of @o? */
+static bool fn_attached(const struct ij_value *o, const char *name)
+{
+	return !strcmp(str_of(ij_get(o, "functions"), name) ?: "", "attached");
+}
+
 static int feed_snoop(struct why_model *m, const struct ij_value *o,
 		      char *err, size_t errlen)
 {
@@ -394,6 +412,12 @@ static int feed_snoop(struct why_model *m, const struct ij_value *o,
 	if (type && !strcmp(type, "lost")) {
 		/* Not a decision: how many the BPF side could not record. */
 		why_model_lost(m, WHY_SRC_SNOOP, u64_of(o, "lost_events"));
+		return 0;
+	}
+	if (type && !strcmp(type, "mode")) {
+		/* Without the events: which records the functions give. */
+		why_model_functions(m, WHY_SRC_SNOOP, array_has(o, "logs", "charge"),
+				    array_has(o, "logs", "sleep"));
 		return 0;
 	}
 	if (t < 0)
@@ -458,10 +482,12 @@ static int feed_snoop(struct why_model *m, const struct ij_value *o,
 		e.delay_us = u64_of(o, "delay_us");
 		break;
 	case WHY_EV_CHARGE:
+	case WHY_EV_FN_CHARGE:
 		e.charge_us = u64_of(o, "charge_us");
 		e.delay_us = u64_of(o, "delay_us");
 		break;
 	case WHY_EV_PAY:
+	case WHY_EV_FN_SLEEP:
 		e.slept_us = u64_of(o, "slept_us");
 		e.delay_us = u64_of(o, "delay_us");
 		break;
@@ -487,6 +513,11 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 	bool iostat_mode = !strcmp(str_of(o, "mode") ?: "events", "iostat");
 
 	why_model_lost(m, WHY_SRC_TOP, u64_of(o, "lost_events"));
+	/* io.stat mode on the controller's functions: which counters they fill */
+	if (iostat_mode && ij_get(o, "functions") &&
+	    ij_get(o, "functions")->type == IJ_OBJ)
+		why_model_functions(m, WHY_SRC_TOP, fn_attached(o, "blkcg_add_delay"),
+				    fn_attached(o, "blkcg_maybe_throttle_current"));
 	for (i = 0; i < rows->n; i++) {
 		const struct ij_value *c = &rows->items[i], *w, *v, *ch, *sk, *dbg;
 

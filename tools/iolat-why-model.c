@@ -234,6 +234,14 @@ void why_model_free(struct why_model *m)
 	free(m);
 }
 
+void why_model_functions(struct why_model *m, enum why_source src, bool charges,
+			 bool pays)
+{
+	m->fn_mode[src] = true;
+	m->fn_charges |= charges;
+	m->fn_pays |= pays;
+}
+
 void why_model_lost(struct why_model *m, enum why_source src, __u64 total)
 {
 	/* A total since the tool started: the largest is the last. */
@@ -298,6 +306,7 @@ int why_model_event(struct why_model *m, const struct why_event *e)
 	struct why_scale s;
 
 	m->events++;
+	m->fn_records += e->type == WHY_EV_FN_CHARGE || e->type == WHY_EV_FN_SLEEP;
 	span(m, e->time);
 	if (!e->cgroup[0]) {
 		/* Per-bio events carry an id: the group seen with it before. */
@@ -357,10 +366,12 @@ int why_model_event(struct why_model *m, const struct why_event *e)
 	case WHY_EV_SKIP:
 		return 0;
 	case WHY_EV_CHARGE:
+	case WHY_EV_FN_CHARGE:		/* blkcg_add_delay(): the same charge */
 		c->charges++;
 		c->charged_ev_us += e->charge_us;
 		return 0;
 	case WHY_EV_PAY:
+	case WHY_EV_FN_SLEEP:		/* by the task's io cgroup */
 		c->pays++;
 		c->paid_ev_us += e->slept_us;
 		return 0;

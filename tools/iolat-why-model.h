@@ -26,11 +26,16 @@
 #define WHY_TARGET_TINY_US	20	/* below any device's completion time */
 #define WHY_TARGET_HUGE_US	1000000	/* a second: the longest window */
 
-/* iolat-snoop's event kinds ("event"). */
+/*
+ * iolat-snoop's event kinds ("event").  FN_CHARGE and FN_SLEEP are its
+ * records without the events ("charge", "sleep"): blkcg_add_delay() and
+ * a sleep in blkcg_maybe_throttle_current(), not decisions.
+ */
 enum why_ev_type {
 	WHY_EV_WINDOW, WHY_EV_TARGET, WHY_EV_COOKIE, WHY_EV_FORGOT,
 	WHY_EV_DEPTH, WHY_EV_THROTTLE, WHY_EV_USE_DELAY, WHY_EV_CHARGE,
-	WHY_EV_PAY, WHY_EV_ENABLE, WHY_EV_RESET, WHY_EV_SKIP, WHY_EV_NR,
+	WHY_EV_PAY, WHY_EV_ENABLE, WHY_EV_RESET, WHY_EV_SKIP,
+	WHY_EV_FN_CHARGE, WHY_EV_FN_SLEEP, WHY_EV_NR,
 };
 
 /* A window's action, as the kernel's enum iolatency_window_action. */
@@ -204,6 +209,16 @@ struct why_model {
 	 * blkcg_debug_stats' depth: what the rules can check without events.
 	 */
 	size_t iostat_rows, iostat_debug_rows;
+	/*
+	 * Without the events: which tool ran on the controller's functions
+	 * (iolat-snoop's "mode" record, iolat-top's "functions"), and whether
+	 * they showed the delay charged (blkcg_add_delay: iolat-top's
+	 * counters, iolat-snoop's charge records with -a) and slept.  The
+	 * records of theirs fed, of m->events.
+	 */
+	bool fn_mode[WHY_SRC_NR];
+	bool fn_charges, fn_pays;
+	size_t fn_records;
 };
 
 struct why_model *why_model_new(void);
@@ -216,6 +231,12 @@ int why_model_row(struct why_model *m, const struct why_row *r);
  * "lost_events"): the findings rest on every decision being there.
  */
 void why_model_lost(struct why_model *m, enum why_source src, __u64 total);
+/*
+ * A tool ran without the events, on the controller's functions: @charges
+ * and @pays say whether the delay charged and slept were seen.
+ */
+void why_model_functions(struct why_model *m, enum why_source src, bool charges,
+			 bool pays);
 /*
  * Once everything is fed: each group's depths and scale events in time
  * order (the two recordings come one after the other, or interleaved),

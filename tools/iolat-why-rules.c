@@ -1014,7 +1014,10 @@ unsigned int why_rules_unchecked(const struct why_model *m)
 {
 	unsigned int bits;
 
-	if (m->events || !m->iostat_rows || m->iostat_rows < m->rows)
+	/* A decision event, or an iolat-top row of the events mode: events. */
+	if (m->events > m->fn_records || m->iostat_rows < m->rows)
+		return 0;
+	if (!m->iostat_rows && !m->fn_mode[WHY_SRC_SNOOP])
 		return 0;
 	/* windows' actions, cookies, culprits, charges: events only */
 	bits = BIT(WHY_TEN_PERCENT) | BIT(WHY_NO_CHARGE) | BIT(WHY_FLAPPING) |
@@ -1023,6 +1026,9 @@ unsigned int why_rules_unchecked(const struct why_model *m)
 	/* io.stat's debug keys stand in for windows and depths */
 	if (!m->iostat_debug_rows)
 		bits |= BIT(WHY_UNREACHABLE) | BIT(WHY_NOTHING_TO_THROTTLE);
+	/* blkcg_add_delay's charges, and io.stat's use_delay: no_charge's inputs */
+	if (m->fn_charges && m->iostat_debug_rows)
+		bits &= ~BIT(WHY_NO_CHARGE);
 	return bits;
 }
 
@@ -1048,6 +1054,9 @@ int why_analyse(struct why_model *m, struct why_findings *out)
 	memcpy(out->lost, m->lost, sizeof(out->lost));
 	out->unchecked = why_rules_unchecked(m);
 	out->iostat_mode = m->iostat_rows > 0;
+	memcpy(out->fn_mode, m->fn_mode, sizeof(out->fn_mode));
+	out->fn_charges = m->fn_charges;
+	out->fn_pays = m->fn_pays;
 	for (i = 0; i < n; i++) {
 		struct why_cg *c = m->v[i];
 

@@ -42,12 +42,19 @@ struct why_findings {
 	 */
 	unsigned int unchecked;
 	bool iostat_mode;	/* iolat-top's rows came from its io.stat mode */
+	/* Without the events, on the controller's functions: which tool, what seen. */
+	bool fn_mode[WHY_SRC_NR];
+	bool fn_charges, fn_pays;
 };
 
 /*
- * The rules a model fed only iolat-top's io.stat mode cannot check: all
- * but target_not_as_meant and depth_unknown, and unreachable_target and
- * nothing_to_throttle too without blkcg_debug_stats.  0 with events.
+ * The rules a model fed only what a kernel without the events gives
+ * (iolat-top's io.stat mode, iolat-snoop's records of the controller's
+ * functions) cannot check: all but target_not_as_meant and
+ * depth_unknown; unreachable_target and nothing_to_throttle too without
+ * blkcg_debug_stats; no_charge_without_target is checked when the
+ * functions showed the delay charged and blkcg_debug_stats the
+ * use_delay.  0 with events.
  */
 unsigned int why_rules_unchecked(const struct why_model *m);
 

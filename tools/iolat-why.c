@@ -38,6 +38,7 @@ static struct env {
 	const char *dev;
 	double duration;
 	bool json;
+	bool no_events;		/* live: the tools' --no-events */
 } env;
 
 const char *argp_program_version = TOOL " 0.1";
@@ -46,7 +47,7 @@ static const char doc[] =
 "Say why io.latency's throttling misbehaves, with the evidence and the fix.\n"
 "\n"
 "USAGE: " TOOL " [-j] [--device DEV] --snoop FILE [--top FILE]\n"
-"       " TOOL " [-j] [--device DEV] -d SECONDS\n"
+"       " TOOL " [-j] [--device DEV] [--no-events] -d SECONDS\n"
 "\n"
 "It reads the decisions iolat-snoop -a -j prints (windows, scale events,\n"
 "depth and delay changes) and the intervals iolat-top -j prints (depth,\n"
@@ -72,6 +73,13 @@ TOOL "'s binary, else in $PATH; that needs root).  Either file may be\n"
 "  ghost_culprit        the children are scaled for a cgroup that is gone\n"
 "  target_not_as_meant  a target that reads as a typo (us vs ms, ns)\n"
 "\n"
+"On a kernel without the iolatency events (or with --no-events, passed to\n"
+"the two tools), iolat-top runs in its io.stat mode and iolat-snoop logs\n"
+"what the controller's functions show (delay charged and slept); the\n"
+"findings that need the events are listed as not checked (\"unchecked\"\n"
+"in -j).  If iolat-snoop cannot trace there at all, the findings rest on\n"
+"iolat-top alone, said on stderr.\n"
+"\n"
 "EXIT STATUS: 0 no finding, 1 findings, 2 bad arguments, 3 nothing to read\n"
 "(a file missing, empty or not a recording, or the tools could not trace:\n"
 "not root, no BTF, no iolatency events), 4 run-time error (the output\n"
@@ -83,7 +91,7 @@ TOOL "'s binary, else in $PATH; that needs root).  Either file may be\n"
 "        iolat-snoop -a -j >s.json & iolat-top -j 1 >t.json\n"
 "    " TOOL " -j --top scenario.json | jq '.findings[].rule'\n";
 
-enum { OPT_SNOOP = 256, OPT_TOP, OPT_DEVICE };
+enum { OPT_SNOOP = 256, OPT_TOP, OPT_DEVICE, OPT_NO_EVENTS };
 
 static const struct argp_option opts[] = {
 	{ "snoop", OPT_SNOOP, "FILE", 0, "iolat-snoop -j output ('-': stdin)", 0 },
@@ -91,6 +99,7 @@ static const struct argp_option opts[] = {
 	{ "duration", 'd', "SECONDS", 0, "Run iolat-snoop and iolat-top for SECONDS", 0 },
 	{ "device", OPT_DEVICE, "DEV", 0, "Only this device (nullb0; live: also MAJ:MIN)", 0 },
 	{ "json", 'j', NULL, 0, "The findings as one JSON object", 0 },
+	{ "no-events", OPT_NO_EVENTS, NULL, 0, "With -d: run both tools with --no-events, as on a kernel without the series", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
 };
@@ -114,6 +123,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'j':
 		env.json = true;
 		break;
+	case OPT_NO_EVENTS:
+		env.no_events = true;
+		break;
 	case 'h':
 		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
 		break;
@@ -128,6 +140,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		}
 		if ((env.snoop_file || env.top_file) && env.duration) {
 			fprintf(stderr, TOOL ": -d runs the tools live: not with --snoop or --top\n");
+			argp_usage(state);
+		}
+		if (env.no_events && !env.duration) {
+			fprintf(stderr, TOOL ": --no-events is for the tools run live (-d)\n");
 			argp_usage(state);
 		}
 		if (env.snoop_file && env.top_file && !strcmp(env.snoop_file, "-") &&
@@ -306,15 +322,20 @@ static pid_t spawn(char *const argv[], int *fd)
 	return pid;
 }
 
-/* The worst of the children's exit statuses, as ours. */
-static int child_status(const char *tool, pid_t pid)
+/*
+ * A child's exit status as ours; its own in *@code (-1: killed, or it
+ * cannot be told).
+ */
+static int child_status(const char *tool, pid_t pid, int *code)
 {
 	int status;
 
+	*code = -1;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return WHY_EXIT_ERROR;
 	if (WIFEXITED(status)) {
+		*code = WEXITSTATUS(status);
 		switch (WEXITSTATUS(status)) {
 		case 0:
 			return 0;
@@ -334,16 +355,18 @@ static int child_status(const char *tool, pid_t pid)
 static int run_live(struct why_model *m)
 {
 	char snoop_bin[PATH_MAX], top_bin[PATH_MAX], secs[32], count[32];
-	char *snoop_argv[8], *top_argv[10];
+	char *snoop_argv[10], *top_argv[12];
 	struct source src[2] = { { .name = "iolat-snoop" }, { .name = "iolat-top" } };
 	pid_t pids[2];
-	int n = 0, err = 0, i, st;
+	int n = 0, err = 0, i, st[2], code[2];
 
 	snprintf(secs, sizeof(secs), "%g", env.duration);
 	snprintf(count, sizeof(count), "%ld", (long)ceil(env.duration));
 	snoop_argv[n++] = (char *)tool_path("iolat-snoop", snoop_bin, sizeof(snoop_bin));
 	snoop_argv[n++] = "-a";
 	snoop_argv[n++] = "-j";
+	if (env.no_events)
+		snoop_argv[n++] = "--no-events";
 	if (env.dev) {
 		snoop_argv[n++] = "-d";
 		snoop_argv[n++] = (char *)env.dev;
@@ -353,6 +376,8 @@ static int run_live(struct why_model *m)
 	n = 0;
 	top_argv[n++] = (char *)tool_path("iolat-top", top_bin, sizeof(top_bin));
 	top_argv[n++] = "-j";
+	if (env.no_events)
+		top_argv[n++] = "--no-events";
 	if (env.dev) {
 		top_argv[n++] = "-d";
 		top_argv[n++] = (char *)env.dev;
@@ -367,7 +392,7 @@ static int run_live(struct why_model *m)
 		fprintf(stderr, TOOL ": cannot start the tools: %s\n", strerror(errno));
 		if (pids[0] > 0) {
 			kill(pids[0], SIGINT);
-			child_status("iolat-snoop", pids[0]);
+			child_status("iolat-snoop", pids[0], &code[0]);
 		}
 		return WHY_EXIT_ERROR;
 	}
@@ -393,10 +418,21 @@ static int run_live(struct why_model *m)
 			kill(pids[i], SIGINT);
 		close(src[i].fd);
 		free(src[i].buf);
-		st = child_status(src[i].name, pids[i]);
-		if (!err || (st && st < err))
-			err = err ?: st;
+		st[i] = child_status(src[i].name, pids[i], &code[i]);
 	}
+	/*
+	 * iolat-snoop cannot trace here (a kernel without the events where
+	 * neither of the controller's functions can be traced), iolat-top
+	 * could: its io.stat mode is what there is.
+	 */
+	if (!err && code[0] == IOLAT_EXIT_UNSUPPORTED && !st[1] && src[1].records) {
+		fprintf(stderr, TOOL ": iolat-snoop cannot trace on this kernel (above): "
+			"the findings rest on iolat-top alone\n");
+		st[0] = 0;
+	}
+	for (i = 0; i < 2; i++)
+		if (!err || (st[i] && st[i] < err))
+			err = err ?: st[i];
 	return err;
 }
 
@@ -460,21 +496,27 @@ static void print_lost(const struct why_findings *fs)
  */
 static void print_unchecked(const struct why_findings *fs)
 {
+	bool top = fs->iostat_mode, snoop = fs->fn_mode[WHY_SRC_SNOOP];
 	char text[1024];
 	size_t len;
 	int r;
 
 	if (!fs->unchecked)
 		return;
-	len = snprintf(text, sizeof(text), TOOL ": iolat-top ran without the iolatency "
-		       "events (io.stat mode), so these were not checked:");
+	len = snprintf(text, sizeof(text), TOOL ": %s ran without the iolatency events "
+		       "(%s%s), so these were not checked:",
+		       top && snoop ? "iolat-top and iolat-snoop" : top ? "iolat-top" : "iolat-snoop",
+		       top ? "io.stat mode" : "the controller's functions",
+		       top && (fs->fn_charges || fs->fn_pays) ?
+		       ", delay from the controller's functions" : "");
 	for (r = 0; r < WHY_RULE_NR; r++)
 		if (fs->unchecked & (1U << r))
 			len += snprintf(text + len, sizeof(text) - len, " %s,",
 					why_rule_names[r]);
 	snprintf(text + len - 1, sizeof(text) - len + 1, "%s",
-		 fs->unchecked & (1U << WHY_UNREACHABLE) ?
-		 " (blkcg_debug_stats was off: io.stat had neither windows nor depths)" : "");
+		 !(fs->unchecked & (1U << WHY_UNREACHABLE)) ? "" : top ?
+		 " (blkcg_debug_stats was off: io.stat had neither windows nor depths)" :
+		 " (no iolat-top recording: neither windows nor depths)");
 	wrap(text, 0, 3);
 }
 

@@ -162,29 +162,50 @@ note "lost events said (iolat-snoop 3, iolat-top 5), in text and -j; none when n
 # iolat-top's io.stat mode (a kernel without the events): the rules that
 # need the events are listed as unchecked, in -j and in text, and not
 # run; those io.stat can feed are.  The recordings (gen-fallback.sh) use
-# only keys README.md lists for iolat-top.
+# only keys README.md lists for iolat-top, and iolat-snoop's (its records
+# of the controller's functions) only those listed for iolat-snoop.
 for f in "$D"/fallback-*.top.json; do
 	extra=$(comm -13 <(json_keys iolat-top) <(json_written iolat-top "$f"))
 	[ -z "$extra" ] || fail "${f##*/} has keys README.md does not list: $(echo $extra)"
 done
+for f in "$D"/fallback-*.snoop.json; do
+	extra=$(comm -13 <(json_keys iolat-snoop) <(json_written iolat-snoop "$f"))
+	[ -z "$extra" ] || fail "${f##*/} has keys README.md does not list: $(echo $extra)"
+done
 events_only="ten_percent_rule no_charge_without_target flapping slow_recovery cookie_at_floor tighter_sibling_owns_scaling ghost_culprit"
-# fallback NAME WANT-RULES WANT-UNCHECKED
+# fallback NAME WANT-RULES WANT-UNCHECKED [ARGS...]: iolat-why on
+# fallback-NAME.top.json, or on ARGS when given
 fallback() {
-	local uc
-	rules --top "$D/fallback-$1.top.json"
+	local uc name=$1 want=$2 want_uc=$3
+	shift 3
+	[ $# -gt 0 ] || set -- --top "$D/fallback-$name.top.json"
+	rules "$@"
 	uc=$(grep -o '"unchecked":\[[^]]*\]' "$tmp/json" | sed 's/^"unchecked"://' | grep -o '"[a-z_]*"' | tr -d '"' |
 		sort | tr '\n' ' ' | sed 's/ $//')
-	[ "$got" = "$2" ] || fail "fallback-$1: found '$got', want '$2' ($(cat "$tmp/err"))"
-	[ "$uc" = "$(printf '%s\n' $3 | sort | tr '\n' ' ' | sed 's/ $//')" ] ||
-		fail "fallback-$1: unchecked '$uc', want '$3'"
-	[ "$rc" = "$([ -n "$2" ] && echo 1 || echo 0)" ] || fail "fallback-$1: exit status $rc"
-	note "fallback-$1: ${got:-no finding} (status $rc); unchecked: $uc"
+	[ "$got" = "$want" ] || fail "fallback-$name: found '$got', want '$want' ($(cat "$tmp/err"))"
+	[ "$uc" = "$(printf '%s\n' $want_uc | sort | tr '\n' ' ' | sed 's/ $//')" ] ||
+		fail "fallback-$name: unchecked '$uc', want '$want_uc'"
+	[ "$rc" = "$([ -n "$want" ] && echo 1 || echo 0)" ] || fail "fallback-$name: exit status $rc"
+	note "fallback-$name: ${got:-no finding} (status $rc); unchecked: $uc"
 }
 # debug stats on: io.stat's missed/total and depths feed unreachable_target
 fallback unreachable unreachable_target "$events_only"
 fallback healthy "" "$events_only"
 # debug stats off: rates only; depth_unknown is true, and says why
 fallback nodebug depth_unknown "$events_only unreachable_target nothing_to_throttle"
+# The controller's functions traced (blkcg_add_delay: the charges) and
+# io.stat's use_delay: no_charge_without_target is checked, and found for
+# the delayed group without a target; without the functions it is not.
+fallback_fn=${events_only/no_charge_without_target /}
+fallback swap no_charge_without_target "$fallback_fn"
+fallback swap-nofn "" "$events_only"
+# The charges from iolat-snoop's records instead (charge in its "logs").
+fallback swap-snoop no_charge_without_target "$fallback_fn" \
+	--snoop "$D/fallback-swap.snoop.json" --top "$D/fallback-swap-nofn.top.json"
+# iolat-snoop's records alone: no use_delay, no windows, no depth to check by.
+fallback swap-snoop-only "" "$events_only unreachable_target nothing_to_throttle" \
+	--snoop "$D/fallback-swap.snoop.json"
+grep -q '"events":95,' "$tmp/json" || fail "fallback-swap.snoop.json: not its 95 charges and sleeps read: $(head -c 100 "$tmp/json")"
 expect_text_in() { # FILE PATTERN: iolat-why's text on iolat-top recording FILE
 	# the text is wrapped: one line, single spaces
 	"$W" --top "$D/$1" 2>&1 | tr '\n' ' ' | tr -s ' ' >"$tmp/out"
@@ -195,6 +216,12 @@ expect_text_in fallback-healthy.top.json "without the iolatency events \(io.stat
 expect_text_in fallback-nodebug.top.json "blkcg_debug_stats was off"
 expect_text_in fallback-nodebug.top.json "iolat-top ran without the events, so nothing else tells them"
 expect_text_in fallback-unreachable.top.json "still 18 of 18 in io.stat's windows in progress"
+expect_text_in fallback-swap.top.json "0ms charged, 0ms paid; writing 8.0 MB/s while delayed .*; depth down to 1; sibling /iolat-h/hog-loose, target 10000us, was charged 760ms"
+expect_text_in fallback-swap.top.json "iolat-top ran without the iolatency events \(io.stat mode, delay from the controller's functions\), so these were not checked: ten_percent_rule, flapping"
+"$W" --snoop "$D/fallback-swap.snoop.json" 2>&1 | tr '\n' ' ' | tr -s ' ' >"$tmp/out"
+grep -q "iolat-snoop ran without the iolatency events (the controller's functions), so these were not checked: .*(no iolat-top recording: neither windows nor depths)" "$tmp/out" ||
+	fail "iolat-snoop's fallback records alone: $(cat "$tmp/out")"
+note "iolat-snoop's fallback records alone: \"$(grep -o "iolat-snoop ran without[^:]*" "$tmp/out")\""
 # With the events nothing is unchecked, and nothing is said of it.
 rules --snoop "$D/why-unreachable.snoop.json" --top "$D/why-unreachable.top.json"
 grep -q '"unchecked":\[\],' "$tmp/json" || fail "events: unchecked not empty: $(head -c 300 "$tmp/json")"
@@ -248,14 +275,15 @@ mkdir "$tmp/bin"
 cp "$W" "$tmp/bin/iolat-why"
 cat >"$tmp/bin/iolat-snoop" <<EOS
 #!/bin/sh
-[ "\$*" = "-a -j -d iolat0 2" ] || { echo "iolat-snoop: args '\$*'" >&2; exit 2; }
+[ "\$*" = "\${SNOOP_ARGS:--a -j -d iolat0 2}" ] || { echo "iolat-snoop: args '\$*'" >&2; exit 2; }
 [ -n "\${FAKE_EXIT:-}" ] && { echo "iolat-snoop: no iolatency tracepoints" >&2; exit \$FAKE_EXIT; }
-exec cat "$D/why-swap.snoop.json"
+exec cat "\${SNOOP_FILE:-$D/why-swap.snoop.json}"
 EOS
 cat >"$tmp/bin/iolat-top" <<EOS
 #!/bin/sh
-[ "\$*" = "-j -d iolat0 1 2" ] || { echo "iolat-top: args '\$*'" >&2; exit 2; }
-exec cat "$D/why-swap.top.json"
+[ "\$*" = "\${TOP_ARGS:--j -d iolat0 1 2}" ] || { echo "iolat-top: args '\$*'" >&2; exit 2; }
+[ -n "\${FAKE_TOP_EXIT:-}" ] && { echo "iolat-top: no io.latency" >&2; exit \$FAKE_TOP_EXIT; }
+exec cat "\${TOP_FILE:-$D/why-swap.top.json}"
 EOS
 chmod +x "$tmp/bin/iolat-snoop" "$tmp/bin/iolat-top"
 W=$tmp/bin/iolat-why
@@ -263,6 +291,21 @@ rules --device iolat0 -d 2
 [ "$got" = "cookie_at_floor no_charge_without_target tighter_sibling_owns_scaling unreachable_target" ] &&
 	[ "$rc" = 1 ] || fail "live on fake tools: found '$got', status $rc: $(cat "$tmp/err")"
 note "live on fake tools: $got, status $rc"
-FAKE_EXIT=3 expect 3 "no iolatency tracepoints" "$W" --device iolat0 -d 2
+# iolat-snoop cannot trace (no events, no function to fall back on):
+# iolat-top's rows alone, said; both cannot: nothing to read (3).
+FAKE_EXIT=3 rules --device iolat0 -d 2
+[ "$got" = "no_charge_without_target tighter_sibling_owns_scaling unreachable_target" ] &&
+	[ "$rc" = 1 ] && grep -q "iolat-snoop cannot trace on this kernel (above): the findings rest on iolat-top alone" "$tmp/err" ||
+	fail "live, iolat-snoop exit 3: found '$got', status $rc: $(cat "$tmp/err")"
+note "live, iolat-snoop cannot trace: iolat-top's findings ($got), said"
+FAKE_EXIT=3 FAKE_TOP_EXIT=3 expect 3 "no iolatency tracepoints" "$W" --device iolat0 -d 2
+# --no-events goes to both tools; their fallback records are read.
+SNOOP_ARGS="-a -j --no-events -d iolat0 2" TOP_ARGS="-j --no-events -d iolat0 1 2" \
+	SNOOP_FILE=$D/fallback-swap.snoop.json TOP_FILE=$D/fallback-swap-nofn.top.json \
+	rules --no-events --device iolat0 -d 2
+[ "$got" = no_charge_without_target ] && [ "$rc" = 1 ] && ! grep -q '"no_charge_without_target"\]' "$tmp/json" ||
+	fail "live --no-events: found '$got', status $rc: $(cat "$tmp/err") $(head -c 300 "$tmp/json")"
+note "live --no-events: both tools given it; $got found from their fallback records"
+expect 2 "for the tools run live" "$W" --no-events --snoop "$D/why-swap.snoop.json"
 rm "$tmp/bin/iolat-snoop"
 PATH=/usr/bin:/bin expect 3 "cannot run iolat-snoop" "$W" --device iolat0 -d 2

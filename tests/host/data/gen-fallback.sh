@@ -5,34 +5,53 @@
 # without the iolatency events, or --no-events) for tests/host/14-why:
 # fallback-NAME.top.json, one report a second, each line key by key as
 # top_print_json() in tools/iolat-top-output.c prints it in that mode
-# ("mode":"iostat", lost_events and every events-only key null).  A
-# tight group with a 1 ms target beside a loose one without, on a
-# non-rotational null_blk:
+# ("mode":"iostat", the "functions" it traced, every events-only key
+# null, the delay charged and paid null unless their function is
+# attached), and fallback-swap.snoop.json as iolat-snoop -a -j prints
+# it there (snoop_print_mode()'s "mode" record, then "charge" and
+# "sleep" records).  A tight group with a 1 ms target beside a loose
+# one without, on a non-rotational null_blk:
 #   unreachable  blkcg_debug_stats on; tight misses every window in
 #                progress (9 of 10 bios over target) while loose is
 #                scaled to depth 1 and delayed
 #   nodebug      the same workload, blkcg_debug_stats off: rates only
 #   healthy      debug on; tight meets its target, loose at depth max
-# Run it again after a change to iolat-top's JSON.
+# (neither function attached in these three: a kernel that inlines
+# them).  Then, as scenario 5 (b) on such a kernel: tight reads with a
+# 1 ms target, hog-loose swaps with a 10 ms target and is charged delay
+# and sleeps it off, hog-none swaps without a target, delayed, never
+# charged:
+#   swap         debug on, both functions attached
+#   swap-nofn    the same, neither attached: the delay unknown
+#   swap.snoop   iolat-snoop -a: the charges and sleeps of hog-loose
+# Run it again after a change to iolat-top's or iolat-snoop's JSON.
 set -eu
 cd "$(dirname "$0")"
 T0=1764892800
+INLINED='{"blkcg_add_delay":"not in /proc/kallsyms (inlined)","blkcg_maybe_throttle_current":"not in /proc/kallsyms (inlined)"}'
+ATTACHED='{"blkcg_add_delay":"attached","blkcg_maybe_throttle_current":"attached"}'
+FUNCS=$INLINED
+DZ=null		# the delay's keys in a row without its own: 0.000 when attached
 
-# row CGROUP ID TARGET IOPS DEPTH STATE USE_DELAY DEBUG: DEBUG is the
-# iostat_debug object or null; TARGET, DEPTH, USE_DELAY as JSON values.
+# row CGROUP ID TARGET IOPS DEPTH STATE USE_DELAY PSI_SOME PSI_FULL DEBUG
+#     [WRITE_MBPS CHG/s PAID/s CHARGED PAID]: DEBUG is the iostat_debug
+# object or null; TARGET, DEPTH, USE_DELAY, the delay's as JSON values
+# (null: its function not attached).
 row() {
-	printf '{"device":"iolat0","rotational":false,"cgroup":"%s","cgroup_id":%s,"target_us":%s,"window":null,"iops":%s,"read_mbps":%s,"write_mbps":0.000,"depth":%s,"cookie":null,"state":"%s","use_delay":%s,"delay_charged_ms_per_s":null,"delay_paid_ms_per_s":null,"throttled_bios_per_s":null,"delay_charged_ms":null,"delay_paid_ms":null,"throttled_bios":null,"io_pressure_some_pct":%s,"io_pressure_full_pct":%s,"iostat_debug":%s,"interval":null}' \
+	printf '{"device":"iolat0","rotational":false,"cgroup":"%s","cgroup_id":%s,"target_us":%s,"window":null,"iops":%s,"read_mbps":%s,"write_mbps":%s,"depth":%s,"cookie":null,"state":"%s","use_delay":%s,"delay_charged_ms_per_s":%s,"delay_paid_ms_per_s":%s,"throttled_bios_per_s":null,"delay_charged_ms":%s,"delay_paid_ms":%s,"throttled_bios":null,"io_pressure_some_pct":%s,"io_pressure_full_pct":%s,"iostat_debug":%s,"interval":null}' \
 		"$1" "$2" "$3" "$4" "$(awk -v i="$4" 'BEGIN { printf "%.3f", i * 4096 / 1e6 }')" \
-		"$5" "$6" "$7" "$8" "$9" "${10}"
+		"${11:-0.000}" "$5" "$6" "$7" "${12:-$DZ}" "${13:-$DZ}" "${14:-$DZ}" "${15:-$DZ}" \
+		"$8" "$9" "${10}"
 }
 debug() { # MISSED TOTAL DELAY_MS
 	printf '{"delay_ms":%s,"avg_lat_us":null,"win_ms":null,"missed":%s,"total":%s}' "$3" "$1" "$2"
 }
-report() { # SECS DEBUG_STATS ROWS...
-	local t=$1 dbg=$2 sep= r
+report() { # SECS DEBUG_STATS ROWS...: FUNCS the functions object
+	local t=$1 dbg=$2 sep= r lost=null
 	shift 2
-	printf '{"schema":1,"tool":"iolat-top","time":%s.000,"mode":"iostat","mode_reason":"this kernel has no iolatency tracepoints","debug_stats":%s,"interval_s":1.000,"lost_events":null,"rows_total":%d,"rows_shown":%d,"cgroups":[' \
-		"$((T0 + t))" "$dbg" $# $#
+	[ "$FUNCS" = "$INLINED" ] || lost=0
+	printf '{"schema":1,"tool":"iolat-top","time":%s.000,"mode":"iostat","mode_reason":"this kernel has no iolatency tracepoints","debug_stats":%s,"functions":%s,"interval_s":1.000,"lost_events":%s,"rows_total":%d,"rows_shown":%d,"cgroups":[' \
+		"$((T0 + t))" "$dbg" "$FUNCS" "$lost" $# $#
 	for r in "$@"; do
 		printf '%s%s' "$sep" "$r"
 		sep=,
@@ -71,3 +90,46 @@ for s in $(seq 1 20); do
 		"$(row /iolat-p/loose 302 null 700 '"max"' unthrottled 0 0.50 0.00 "$(debug 0 60 0.000)")" \
 		"$(row /iolat-p/tight 301 1000 $((200 + s % 3)) '"max"' unthrottled 0 1.20 0.40 "$(debug $((s % 2)) 20 0.000)")" >>"$out"
 done
+
+# swap: hog-loose (10 ms target) charged 40 ms a second, sleeping 30 ms
+# of it; hog-none (no target) delayed at depth 1, writing 8 MB/s of
+# swap, never charged; tight within its target.  With and without the
+# functions.
+swap() { # FILE FUNCS
+	local out=$1 s c p rate prate ch pa
+	FUNCS=$2
+	DZ=0.000
+	[ "$FUNCS" = "$INLINED" ] && DZ=null
+	: >"$out"
+	for s in $(seq 1 20); do
+		c=$((40 * (s - 1))).000 p=$((30 * (s - 1))).000 rate=40.000 prate=30.000
+		ch=0.000 pa=0.000
+		[ "$s" = 1 ] && rate=0.000 prate=0.000
+		if [ "$FUNCS" = "$INLINED" ]; then
+			c=null p=null rate=null prate=null ch=null pa=null
+		fi
+		report "$s" true \
+			"$(row /iolat-h 929 null $((400 + s)) '"max"' unthrottled 0 null null "$(debug 0 0 0.000)")" \
+			"$(row /iolat-h/tight 930 1000 $((150 + s % 3)) '"max"' unthrottled 0 2.10 0.80 "$(debug $((s % 2)) 20 0.000)")" \
+			"$(row /iolat-h/hog-loose 932 10000 120 1 delayed 2 30.50 12.00 "$(debug 0 30 45.000)" 6.000 "$rate" "$prate" "$c" "$p")" \
+			"$(row /iolat-h/hog-none 933 null 110 1 delayed 3 35.00 15.00 "$(debug 0 25 0.000)" 8.000 "$ch" "$ch" "$ch" "$pa")" >>"$out"
+	done
+}
+swap fallback-swap.top.json "$ATTACHED"
+swap fallback-swap-nofn.top.json "$INLINED"
+
+# iolat-snoop -a -j on the same kernel: the mode, then hog-loose's
+# charges (4 a second, 10 ms each) and dd's sleeps (30 ms a second).
+out=fallback-swap.snoop.json
+{
+	printf '{"schema":1,"tool":"iolat-snoop","time":%s.000000,"event":"mode","mode":"functions","mode_reason":"this kernel has no iolatency tracepoints","functions":%s,"logs":["charge","sleep"],"cannot_see":["window","target","cookie","culprit_forgotten","depth","throttle","use_delay","delay_charge","delay_pay","enable","scale_reset","scale_skip"]}\n' \
+		"$T0" "$ATTACHED"
+	for s in $(seq 1 19); do
+		for q in 1 3 5 7; do
+			printf '{"schema":1,"tool":"iolat-snoop","time":%s.%s00000,"event":"charge","device":"iolat0","cgroup":"/iolat-h/hog-loose","cgroup_id":932,"charge_us":10000,"delay_us":%s}\n' \
+				"$((T0 + s))" "$q" "$((10000 * (q + 1) / 2))"
+		done
+		printf '{"schema":1,"tool":"iolat-snoop","time":%s.900000,"event":"sleep","device":"iolat0","cgroup":"/iolat-h/hog-loose","cgroup_id":932,"pid":4242,"comm":"dd","slept_us":30000}\n' \
+			"$((T0 + s))"
+	done
+} >"$out"
