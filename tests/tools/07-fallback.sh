@@ -4,11 +4,21 @@
 # without the series shows - io.stat, io.latency, io.pressure - and
 # reports the rest as unknown (null), never 0 or ok.  Run twice, with
 # blkcg_debug_stats off and on; prints a comparison of the two modes.
+# Each time three runs over the same seconds: the events, the io.stat
+# mode with --no-functions (a kernel that inlines the controller's
+# functions: no BPF), and the io.stat mode with blkcg_add_delay and
+# blkcg_maybe_throttle_current attached.  The noisy neighbour charges no
+# delay (loose's bios are its own, not root-issued): there the functions
+# must say 0, as the events do.  Then the swap scenario of
+# tracepoints/05-delay-swap, which does charge it: the functions' delay
+# charged and paid against the events', iolat-snoop --no-events's charge
+# and sleep records, and iolat-why -d --no-events on them.
 . "$IOLAT_REPO/tests/lib.sh"
 need_tools
 
 row() { jq -c --arg cg "$1" '.cgroups[] | select(.cgroup == $cg)'; }
-# Keys only the events fill: null in every io.stat-mode row.
+# Keys only the events fill: null in every io.stat-mode row without the
+# functions (--no-functions).
 EVENTS_ONLY='.window == null and .cookie == null and .interval == null and
 	.delay_charged_ms == null and .delay_paid_ms == null and .throttled_bios == null and
 	.delay_charged_ms_per_s == null and .delay_paid_ms_per_s == null and
@@ -44,16 +54,53 @@ compare() {
 	echo "   what only the events showed: $(echo "$ev" | row /iolat-p | jq -c '.children | {cookie, culprit, scale_downs}'), loose $(echo "$ev" | row /iolat-p/loose | jq -c '{cookie, throttled_bios_per_s, delay_charged_ms_per_s, interval: .interval.limited_pct}')"
 }
 
-# run SECS: both modes at once, over the same seconds.
+# run SECS: the three at once, over the same seconds.
 run() {
 	"$TOOLS/iolat-top" -j -d iolat0 1 "$1" >/tmp/fb-events.json 2>/tmp/fb-events.err &
 	local ev=$!
-	"$TOOLS/iolat-top" --no-events -j -d iolat0 1 "$1" >/tmp/fb-iostat.json 2>/tmp/fb-iostat.err &
+	"$TOOLS/iolat-top" --no-events --no-functions -j -d iolat0 1 "$1" \
+		>/tmp/fb-iostat.json 2>/tmp/fb-iostat.err &
 	local fb=$!
+	"$TOOLS/iolat-top" --no-events -j -d iolat0 1 "$1" >/tmp/fb-fn.json 2>/tmp/fb-fn.err &
+	local fn=$!
 	wait $ev || fail "iolat-top (events) exited $?: $(cat /tmp/fb-events.err)"
-	wait $fb || fail "iolat-top --no-events exited $?: $(cat /tmp/fb-iostat.err)"
+	wait $fb || fail "iolat-top --no-events --no-functions exited $?: $(cat /tmp/fb-iostat.err)"
+	wait $fn || fail "iolat-top --no-events exited $?: $(cat /tmp/fb-fn.err)"
 	[ "$(wc -l </tmp/fb-iostat.json)" = "$1" ] || fail "--no-events: $(wc -l </tmp/fb-iostat.json) reports, want $1"
-	jq -e . /tmp/fb-iostat.json >/dev/null || fail "--no-events printed invalid JSON"
+	[ "$(wc -l </tmp/fb-fn.json)" = "$1" ] || fail "--no-events (functions): $(wc -l </tmp/fb-fn.json) reports, want $1"
+	jq -e . /tmp/fb-iostat.json /tmp/fb-fn.json >/dev/null || fail "--no-events printed invalid JSON"
+}
+
+# functions_checks LABEL: the io.stat mode with the functions attached
+# says so (stderr, functions, lost_events); its rows are the io.stat
+# mode's with the delay charged and paid known, 0 where the events say 0.
+EVENTS_ONLY_BUT_DELAY='.window == null and .cookie == null and .interval == null and
+	.throttled_bios == null and .throttled_bios_per_s == null and
+	.delay_charged_ms != null and .delay_paid_ms != null and
+	(has("children") | not) and (has("scale_skips") | not) and .state != "ok" and
+	.state != "throttling"'
+functions_checks() {
+	local fn ev cg f e
+	grep -q "functions: blkcg_add_delay attached; blkcg_maybe_throttle_current attached" \
+		/tmp/fb-fn.err || fail "$1: stderr does not name the functions attached: $(cat /tmp/fb-fn.err)"
+	fn=$(tail -1 /tmp/fb-fn.json)
+	ev=$(tail -1 /tmp/fb-events.json)
+	echo "$fn" | jq -e '.mode == "iostat" and .mode_reason == "--no-events" and
+		.functions.blkcg_add_delay == "attached" and
+		.functions.blkcg_maybe_throttle_current == "attached" and .lost_events == 0' >/dev/null ||
+		fail "$1: functions' record head wrong: $(echo "$fn" | head -c 400)"
+	echo "$fn" | jq -e "[.cgroups[] | select(($EVENTS_ONLY_BUT_DELAY) | not)] | length == 0" >/dev/null ||
+		fail "$1: with the functions, a row is wrong: $fn"
+	# No charge in the noisy neighbour: 0 with the functions as with the events.
+	for cg in /iolat-p/loose /iolat-p/tight; do
+		f=$(echo "$fn" | row "$cg")
+		e=$(echo "$ev" | row "$cg")
+		echo "$f" | jq -e --argjson e "$e" '(.delay_charged_ms > 0) == ($e.delay_charged_ms > 0) and
+			(.delay_paid_ms > 0) == ($e.delay_paid_ms > 0) and .delay_charged_ms == 0 and
+			.delay_paid_ms == 0 and .delay_charged_ms_per_s == 0' >/dev/null ||
+			fail "$1: $cg's delay with the functions $(echo "$f" | jq -c '{delay_charged_ms, delay_paid_ms}'), events $(echo "$e" | jq -c '{delay_charged_ms, delay_paid_ms}')"
+	done
+	note "$1, functions attached: loose $(echo "$fn" | row /iolat-p/loose | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s}') (events: $(echo "$ev" | row /iolat-p/loose | jq -c '{delay_charged_ms, delay_paid_ms}'))"
 }
 
 # ---- blkcg_debug_stats off: rates, targets and PSI only ----
@@ -88,6 +135,7 @@ echo "$ev" | jq -e '.mode == "events" and .mode_reason == null and .lost_events 
 echo "$ev" | row /iolat-p/loose | jq -e '.iops > 0' >/dev/null ||
 	fail "events mode: no loose row: $ev"
 compare "blkcg_debug_stats off"
+functions_checks "blkcg_debug_stats off"
 # Its iolat-why: nearly everything unchecked, depth_unknown said.
 "$TOOLS/iolat-why" -j --top /tmp/fb-iostat.json >/tmp/fb-why.json
 jq -e '(.unchecked | index("unreachable_target")) and (.unchecked | index("flapping")) and
@@ -120,13 +168,108 @@ ei=$(echo "$el" | jq .iops)
 awk -v a="$fi_" -v b="$ei" 'BEGIN { exit !(a > 0 && b > 0 && a / b > 0.5 && a / b < 2) }' ||
 	fail "loose IOPS: io.stat mode $fi_, events mode $ei"
 compare "blkcg_debug_stats on"
+functions_checks "blkcg_debug_stats on"
 "$TOOLS/iolat-why" -j --top /tmp/fb-iostat.json >/tmp/fb-why.json
 jq -e '(.unchecked | index("unreachable_target") | not) and (.unchecked | index("flapping"))' \
 	/tmp/fb-why.json >/dev/null || fail "iolat-why on the debug-on recording: $(cat /tmp/fb-why.json)"
 note "iolat-why, debug on: unchecked $(jq -c .unchecked /tmp/fb-why.json), found $(jq -c '[.findings[].rule]' /tmp/fb-why.json)"
-# The text view says the mode, once a header.
+# The text view says the mode, once a header, and the functions.
+"$TOOLS/iolat-top" --no-events --no-functions -b -d iolat0 1 1 >/tmp/fb-text.out 2>/dev/null ||
+	fail "iolat-top --no-events --no-functions -b exited $?"
+grep -q "mode: io.stat only (--no-events)" /tmp/fb-text.out || fail "text header: $(head -3 /tmp/fb-text.out)"
+grep -q "functions: blkcg_add_delay not attached: off (--no-functions); blkcg_maybe_throttle_current not attached: off (--no-functions)" \
+	/tmp/fb-text.out || fail "text header, --no-functions: $(head -3 /tmp/fb-text.out)"
+grep -E '^iolat0 +/iolat-p/loose ' /tmp/fb-text.out
 "$TOOLS/iolat-top" --no-events -b -d iolat0 1 1 >/tmp/fb-text.out 2>/dev/null ||
 	fail "iolat-top --no-events -b exited $?"
-grep -q "mode: io.stat only (--no-events)" /tmp/fb-text.out || fail "text header: $(head -3 /tmp/fb-text.out)"
+grep -q "mode: io.stat + functions (--no-events)" /tmp/fb-text.out &&
+	grep -q "^  functions: blkcg_add_delay attached; blkcg_maybe_throttle_current attached$" /tmp/fb-text.out &&
+	grep -q "without the events: ACCLAT VERDICT ACTION MINDEP LIMITED COOKIE WAIT/s WAITus MISSED" /tmp/fb-text.out ||
+	fail "text header with the functions: $(head -4 /tmp/fb-text.out)"
+head -3 /tmp/fb-text.out
 grep -E '^iolat0 +/iolat-p/loose ' /tmp/fb-text.out
+# iolat-snoop without the events and without the functions: nothing to
+# log, exit 3, saying why.
+expect_exit 3 "neither of the controller's functions can be traced: blkcg_add_delay not attached: off \(--no-functions\)" \
+	"$TOOLS/iolat-snoop" --no-events --no-functions 1
+note "iolat-snoop --no-events --no-functions: $(cat /tmp/err.txt)"
+
+# ---- the swap scenario: delay charged and slept ----
+cg_remove iolat-p || fail "cannot remove iolat-p"
+nullb_remove iolat0
+swap_scenario_start
+trap 'swapoff /dev/iolat0 2>/dev/null' EXIT
+"$TOOLS/iolat-top" --no-events -j -d iolat0 1 >/tmp/fb-swap.json 2>/tmp/fb-swap.err &
+fbt=$!
+"$TOOLS/iolat-top" -j -d iolat0 1 >/tmp/ev-swap.json 2>/tmp/ev-swap.err &
+evt=$!
+"$TOOLS/iolat-snoop" --no-events -a -j -d iolat0 >/tmp/fb-snoop.json 2>/tmp/fb-snoop.err &
+fbs=$!
+charged_and_paid() {
+	tail -1 /tmp/fb-swap.json | row /iolat-p/loose |
+		jq -e '.delay_charged_ms > 0 and .delay_paid_ms > 0' >/dev/null 2>&1
+}
+timed_wait 150 "loose charged and paying delay, by the functions" charged_and_paid || {
+	tail -1 /tmp/fb-swap.json | row /iolat-p/loose
+	kill -INT $fbt $evt $fbs
+	fail "the functions never showed loose charged and paying delay: $(cat /tmp/fb-swap.err)"
+}
+sleep 5
+kill -INT $fbt $evt $fbs
+wait $fbt || fail "iolat-top --no-events exited $?: $(cat /tmp/fb-swap.err)"
+wait $evt || fail "iolat-top exited $?: $(cat /tmp/ev-swap.err)"
+wait $fbs || fail "iolat-snoop --no-events exited $?: $(cat /tmp/fb-snoop.err)"
+grep -q "functions: blkcg_add_delay attached; blkcg_maybe_throttle_current attached" /tmp/fb-swap.err ||
+	fail "swap: stderr does not name the functions: $(cat /tmp/fb-swap.err)"
+fn=$(tail -1 /tmp/fb-swap.json)
+ev=$(tail -1 /tmp/ev-swap.json)
+fl=$(echo "$fn" | row /iolat-p/loose)
+el=$(echo "$ev" | row /iolat-p/loose)
+echo "== swap: loose, functions | events"
+echo "$fl" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, delay_paid_ms_per_s, use_delay, depth}'
+echo "$el" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, delay_paid_ms_per_s, use_delay, depth}'
+echo "$fn" | jq -e '.functions.blkcg_add_delay == "attached" and
+	.functions.blkcg_maybe_throttle_current == "attached" and .lost_events == 0' >/dev/null ||
+	fail "swap: record head: $(echo "$fn" | head -c 400)"
+echo "$fl" | jq -e '.delay_charged_ms > 0 and .delay_paid_ms > 0 and
+	.delay_charged_ms_per_s != null and .delay_paid_ms_per_s != null and
+	.throttled_bios == null and .window == null' >/dev/null || fail "swap: loose, functions: $fl"
+echo "$fn" | row /iolat-p/tight | jq -e '.delay_charged_ms == 0' >/dev/null ||
+	fail "swap: tight charged delay: $(echo "$fn" | row /iolat-p/tight)"
+# The same charges as the events' (blkcg_add_delay is called where
+# iolatency_delay_charge fires), the same sleeps (by the task's io cgroup
+# here, the blkg paid for there: both loose), over nearly the same time.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > 0 && b > 0 && a / b >= 0.5 && a / b <= 2) }'; }
+ratio "$(echo "$fl" | jq .delay_charged_ms)" "$(echo "$el" | jq .delay_charged_ms)" ||
+	fail "swap: delay charged to loose: functions $(echo "$fl" | jq .delay_charged_ms) ms, events $(echo "$el" | jq .delay_charged_ms) ms"
+ratio "$(echo "$fl" | jq .delay_paid_ms)" "$(echo "$el" | jq .delay_paid_ms)" ||
+	fail "swap: delay paid by loose: functions $(echo "$fl" | jq .delay_paid_ms) ms, events $(echo "$el" | jq .delay_paid_ms) ms"
+# iolat-snoop --no-events -a: its mode first, then loose's charges (each
+# the 10 ms target minus a bio's latency) and sleeps, nothing else.
+jq -e . /tmp/fb-snoop.json >/dev/null || fail "iolat-snoop --no-events printed invalid JSON"
+head -1 /tmp/fb-snoop.json | jq -e '.schema == 1 and .tool == "iolat-snoop" and .event == "mode" and
+	.mode == "functions" and .mode_reason == "--no-events" and .logs == ["charge", "sleep"] and
+	.functions.blkcg_add_delay == "attached" and (.cannot_see | index("window"))' >/dev/null ||
+	fail "iolat-snoop --no-events: first record: $(head -1 /tmp/fb-snoop.json)"
+jq -e -s 'map(select(.event == "charge" and .cgroup == "/iolat-p/loose")) | length > 0 and
+	all(.charge_us > 0 and .charge_us <= 10000 and .schema == 1)' /tmp/fb-snoop.json >/dev/null ||
+	fail "iolat-snoop --no-events: loose's charges wrong or none"
+jq -e -s 'map(select(.event == "sleep" and .cgroup == "/iolat-p/loose")) | length > 0 and
+	all(.slept_us > 0 and .slept_us < 2000000 and .pid > 0)' /tmp/fb-snoop.json >/dev/null ||
+	fail "iolat-snoop --no-events: loose's sleeps wrong or none"
+jq -e -s 'map(select(.event | IN("mode", "charge", "sleep", "lost") | not)) | length == 0' \
+	/tmp/fb-snoop.json >/dev/null || fail "iolat-snoop --no-events: a record of the events' kinds"
+note "iolat-snoop --no-events: $(jq -s -c 'group_by(.event) | map({(.[0].event): length}) | add' /tmp/fb-snoop.json), sleepers $(jq -r -s 'map(select(.event == "sleep") | .comm) | unique | join(" ")' /tmp/fb-snoop.json)"
+# iolat-why -d on both tools without the events: no_charge_without_target
+# is checkable (charges seen, use_delay from io.stat), the rest that needs
+# the events is listed unchecked.
+"$TOOLS/iolat-why" -j --no-events --device iolat0 -d 8 >/tmp/fb-why-live.json 2>/tmp/fb-why-live.err
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "iolat-why -d --no-events exited $rc: $(cat /tmp/fb-why-live.err)"
+jq -e '.events > 0 and .rows > 0 and (.unchecked | index("flapping")) and
+	(.unchecked | index("no_charge_without_target") | not)' /tmp/fb-why-live.json >/dev/null ||
+	fail "iolat-why -d --no-events: $(cat /tmp/fb-why-live.json)"
+note "iolat-why -d --no-events: status $rc, unchecked $(jq -c .unchecked /tmp/fb-why-live.json), found $(jq -c '[.findings[].rule]' /tmp/fb-why-live.json)"
+cg_kill iolat-p
+swapoff /dev/iolat0 || fail "swapoff failed"
 debug_stats 0
