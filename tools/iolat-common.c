@@ -159,13 +159,11 @@ int iolat_fns_check(const struct btf *btf, struct iolat_fns *fns)
 				listed[i] |= !strcmp(name, iolat_fn_names[i]);
 	if (f)
 		fclose(f);
+	fns->kallsyms_unread = err != 0;
 	for (i = 0; i < IOLAT_FN_NR; i++) {
 		if (btf__find_by_name_kind(btf, iolat_fn_names[i], BTF_KIND_FUNC) < 0)
 			snprintf(fns->why[i], sizeof(fns->why[i]), "not in the kernel's BTF");
-		else if (err)
-			snprintf(fns->why[i], sizeof(fns->why[i]), "cannot read %s: %s",
-				 kallsyms, strerror(err));
-		else if (!listed[i])
+		else if (!err && !listed[i])
 			snprintf(fns->why[i], sizeof(fns->why[i]), "not in %s (inlined)",
 				 kallsyms);
 		else

@@ -53,17 +53,24 @@ int iolat_preflight_root(const char *tool);
 enum iolat_fn { IOLAT_FN_ADD_DELAY, IOLAT_FN_THROTTLE, IOLAT_FN_NR };
 extern const char *const iolat_fn_names[IOLAT_FN_NR];
 #define IOLAT_FN_WHY_LEN 128
-/* What became of each function: attached, or why not (why[] "" when it is). */
+/*
+ * What became of each function: attached, or why not (why[] "" when it
+ * is).  kallsyms_unread: /proc/kallsyms could not be read (systemd's
+ * ProtectKernelTunables hides it), so the functions in the BTF were
+ * tried, and loading told which are there.
+ */
 struct iolat_fns {
 	bool attached[IOLAT_FN_NR];
 	char why[IOLAT_FN_NR][IOLAT_FN_WHY_LEN];
+	bool kallsyms_unread;
 };
 /* Use @path for /proc/kallsyms (tests; NULL: back to it). */
 void iolat_kallsyms_set(const char *path);
 /*
  * Which functions @btf has as FUNC and kallsyms lists: why[] says why
  * not for the others, "" for these (attached[] is the loader's).
- * Returns how many can be traced.
+ * Returns how many can be traced.  When kallsyms cannot be read, those
+ * in the BTF (kallsyms_unread set): the loader finds out.
  */
 int iolat_fns_check(const struct btf *btf, struct iolat_fns *fns);
 /*

@@ -35,20 +35,19 @@ static bool attach(const char *tool, struct bpf_program *prog, struct bpf_link *
 	return false;
 }
 
-struct iolat_fallback_bpf *iolat_fallback_start(const char *tool, struct iolat_fns *fns,
-						__u32 dev, bool records, bool all)
+/*
+ * The object with the programs of blkcg_add_delay (@add) and of
+ * blkcg_maybe_throttle_current (@thr), loaded; NULL and -errno in *@err
+ * (*@unopened when it could not even be opened).
+ */
+static struct iolat_fallback_bpf *load(bool add, bool thr, __u32 dev, bool records,
+				       bool all, int *err, bool *unopened)
 {
-	struct iolat_fallback_bpf *obj;
-	bool add = !fns->why[IOLAT_FN_ADD_DELAY][0];
-	bool thr = !fns->why[IOLAT_FN_THROTTLE][0];
-	int err;
+	struct iolat_fallback_bpf *obj = iolat_fallback_bpf__open();
 
-	memset(fns->attached, 0, sizeof(fns->attached));
-	if (!add && !thr)
-		return NULL;
-	obj = iolat_fallback_bpf__open();
+	*unopened = !obj;
 	if (!obj) {
-		all_failed(tool, fns, "cannot open", errno);
+		*err = errno ? -errno : -ENOMEM;
 		return NULL;
 	}
 	obj->rodata->targ_dev = dev;
@@ -60,10 +59,51 @@ struct iolat_fallback_bpf *iolat_fallback_start(const char *tool, struct iolat_f
 	bpf_program__set_autoload(obj->progs.on_add_delay, add);
 	bpf_program__set_autoload(obj->progs.on_throttle_enter, thr);
 	bpf_program__set_autoload(obj->progs.on_throttle_exit, thr);
-	err = iolat_fallback_bpf__load(obj);
-	if (err) {
-		all_failed(tool, fns, "cannot load", -err);
+	*err = iolat_fallback_bpf__load(obj);
+	if (*err) {
 		iolat_fallback_bpf__destroy(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+struct iolat_fallback_bpf *iolat_fallback_start(const char *tool, struct iolat_fns *fns,
+						__u32 dev, bool records, bool all)
+{
+	struct iolat_fallback_bpf *obj;
+	bool add = !fns->why[IOLAT_FN_ADD_DELAY][0];
+	bool thr = !fns->why[IOLAT_FN_THROTTLE][0];
+	int err, err2;
+	bool unopened, unopened2;
+
+	memset(fns->attached, 0, sizeof(fns->attached));
+	if (!add && !thr)
+		return NULL;
+	if (fns->kallsyms_unread)
+		fprintf(stderr, "%s: cannot read /proc/kallsyms: loading tells which of the "
+			"controller's functions are not inlined\n", tool);
+	obj = load(add, thr, dev, records, all, &err, &unopened);
+	/*
+	 * One that cannot be loaded (inlined, with kallsyms unread) must not
+	 * keep the other out: each alone.
+	 */
+	if (!obj && !unopened && add && thr) {
+		obj = load(true, false, dev, records, all, &err2, &unopened2);
+		if (obj) {
+			thr = false;
+			snprintf(fns->why[IOLAT_FN_THROTTLE], sizeof(fns->why[0]),
+				 "cannot load: %s", strerror(-err));
+		} else {
+			obj = load(false, true, dev, records, all, &err2, &unopened2);
+			if (obj) {
+				add = false;
+				snprintf(fns->why[IOLAT_FN_ADD_DELAY], sizeof(fns->why[0]),
+					 "cannot load: %s", strerror(-err));
+			}
+		}
+	}
+	if (!obj) {
+		all_failed(tool, fns, unopened ? "cannot open" : "cannot load", -err);
 		return NULL;
 	}
 	if (add)
