@@ -522,8 +522,9 @@ recovery() {
 }
 
 # tail: the 10% rule.  /iolat-t/db (2000us) on a non-rotational device
-# has 2 or 3 of its 40 bios a window over target: under 10%, so every
-# window meets it and nobody is throttled (action ok: iolat-snoop -a).
+# has 2 or 3 of its 40 bios a window over target (6.9% of them): under
+# 10%, so every window meets it and nobody is throttled (action ok:
+# iolat-snoop -a), while its p94 is over the target.
 tail_case() {
 	local -a t_w tm
 	local i ms sec m w=0
@@ -531,7 +532,7 @@ tail_case() {
 	target 0.1 /iolat-t/db 1401 0 2000 user
 	for ((i = 2; i < 150; i++)); do
 		tick $i
-		m=$((i % 4 == 0 ? 0 : 2 + i % 2))
+		m=$((i % 4 == 0 ? 2 : 3))
 		window "$sec" /iolat-t/db 1401 true true 2000 40 $m ok 1000000 0
 		w=$((w + 1))
 		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $m"
@@ -543,6 +544,41 @@ tail_case() {
 		free_row /iolat-t/batch 1402 5200.0 20.313 0.000
 		target_row /iolat-t/db 1401 2000 "$(winobj true true 40 $m 0 ok)" "$w" 0 400.0 1.563 \
 			null ok
+		top_end $sec
+	done
+}
+
+# protected NAME MISSED OVER: scenario 2's contention as iolat-top
+# samples it, 11 s: /iolat-w/tight (3000us) protected from /iolat-w/loose,
+# the cookie of /iolat-w's children going down (a step of 8, 32 requests)
+# and back up (2 a step).  The windows iolat-top shows all met, with OVER
+# (one number an interval) of their 32 bios over target; tight's counters
+# say MISSED of its 99 windows missed.  Neither is a finding:
+#  - protected (MISSED 25, 2 or 3 bios over in 9 of 11 windows, 6.3% of
+#    the met windows' bios): the controller acts for tight in a quarter of
+#    its windows, however the windows iolat-top happened to show look;
+#  - smalltail (MISSED 3, 1 or 2 over in 6 of 11, as in the CI run where
+#    ten_percent_rule fired on scenario 2: 2.3%): it rarely acts, but
+#    that is the tail of a p90 bound, not lost protection.
+protected() {
+	local -a downs=(0 1 1 1 2 2 2 3 3 4 4 4) ups=(0 0 2 4 5 7 8 9 11 12 14 16)
+	local -a over
+	local sec cookie dl st
+	read -ra over <<<"0 $3"
+	top_file "$1"
+	for ((sec = 1; sec <= 11; sec++)); do
+		cookie=$((1000000 - 8 * ${downs[$sec]} + 2 * ${ups[$sec]}))
+		[ $cookie -gt 1000000 ] && cookie=1000000
+		dl=$((16 - (1000000 - cookie)))
+		[ $cookie = 1000000 ] && dl=max
+		st=ok; [ $cookie -lt 1000000 ] && st=throttling
+		top_begin
+		free_row /iolat-w 1350 4100.0 16.016 0.000 \
+			"$(children $cookie /iolat-w/tight 1351 3000 ${downs[$sec]} ${ups[$sec]} 0 0 0)"
+		limited_row /iolat-w/loose 1352 $((3800 + ${dl/max/16} * 20)).0 15.000 0.000 $dl $cookie \
+			$(depth_state $dl) 0 200.0
+		target_row /iolat-w/tight 1351 3000 "$(winobj true true 32 ${over[$sec]} 3 up)" \
+			$((sec * 9)) $(($2 * sec / 11)) 300.0 1.172 $cookie $st
 		top_end $sec
 	done
 }
@@ -689,6 +725,8 @@ swap
 flapping
 recovery
 tail_case
+protected protected 25 "2 0 3 2 2 3 0 2 3 2 3"
+protected smalltail 3 "1 0 2 0 1 0 1 2 0 0 1"
 nothing
 tighter
 unknown
