@@ -946,6 +946,22 @@ static int rule_unknown(struct why_model *m, struct why_findings *out)
 	return 0;
 }
 
+/*
+ * A culprit that is gone: a kernel without the series' fixes.  With them
+ * (patches/6.1, as reliability/07-remove-culprit checks) it should not
+ * appear, and no guest scenario produces it; tests/host/14-why feeds it
+ * canned recordings.  Every way a culprit goes away resets its parent's
+ * scaling (culprit, scale_lat, cookie) under lat_info->lock: rmdir and a
+ * device's removal through iolatency_pd_offline() (target cleared, then
+ * iolatency_clear_scaling(): scale_reset by=offline), a target removed or
+ * changed through iolatency_set_limit() (by=target); and patch 0004 stops
+ * a window check already past blkcg_iolatency_done_bio()'s target test
+ * from making the dying group the culprit again after that reset.  What is
+ * left is not a ghost: a cgroup removed while its writeback still pins its
+ * blkcg online keeps its blkgs, target and windows until the pin goes
+ * (blkcg_css_offline(), blkcg_unpin_online()), and iolat-top cannot find
+ * its path meanwhile; the 6 s grace below covers a short writeback.
+ */
 static int rule_ghost(struct why_model *m, struct why_cg *p, struct why_findings *out)
 {
 	struct finding_text t = {};

@@ -425,6 +425,74 @@ swap() {
 	done
 }
 
+# floor: scenario 7's iolat1.  /iolat-c/tight (1000us) on a 2 ms device
+# with 4 requests misses every window beside /iolat-c/loose (QD64): 8
+# scale-downs take the cookie to its floor, 999992, loose to depth 1 and
+# use_delay 6, and 6 more misses at the floor change nothing.  tight's
+# last window is at 7.1 s; 5 s later the parent forgets it, the timer
+# raises the cookie a step a second, loose pays back its use_delay and is
+# at depth max again 8 steps later, 20.4 s in: 13 s after the last
+# scale-down.  25 s.
+floor_case() {
+	local -a t_w
+	local i ms sec cookie=1000000 dl=max ud=0 last=-1 w=0 downs=0 timer=0 forgot=0 act prev n
+	snoop_file floor
+	target 0.2 /iolat-c/tight 2002 0 1000 user
+	for ((i = 3; i < 72; i++)); do
+		tick $i
+		act=hold
+		if [ $last -lt 0 ] || [ $((ms - last)) -ge 500 ]; then
+			act=down; last=$ms
+			move_cookie down 4
+			if [ $cookie != $prev ]; then
+				downs=$((downs + 1))
+				scale "$sec" cookie /iolat-c 2000 $prev $cookie /iolat-c/tight 2002 1000 500 window
+				if [ "$dl" != 1 ]; then
+					follow down /iolat-c/loose 2001 dl 4
+				else
+					use_delay "$sec" /iolat-c/loose 2001 $ud $((ud + 1)) 0; ud=$((ud + 1))
+				fi
+			fi
+		fi
+		window "$sec" /iolat-c/tight 2002 false false 1000 $((i % 3 + 12)) $((i % 3 + 12)) $act $cookie 1000
+		w=$((w + 1))
+		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $cookie $dl $ud $downs $timer $forgot"
+	done
+	# the last miss at 7.1 s; forgotten 5 s later, then a step a second
+	scale 12.3 culprit_forgotten /iolat-c 2000 $cookie $cookie /iolat-c/tight 2002 1000 5200 timer
+	forgot=1
+	t_w[12]="$w $cookie $dl $ud $downs $timer $forgot"
+	for ((sec = 13; sec < 25; sec++)); do
+		if [ $cookie != 1000000 ]; then
+			move_cookie up 4; timer=$((timer + 1))
+			scale "$sec.400" cookie /iolat-c 2000 $prev $cookie null null 1000 1000 timer
+			if [ $cookie = 1000000 ]; then
+				depth "$sec.410" /iolat-c/loose 2001 $dl max $cookie 4; dl=max
+				[ $ud -gt 0 ] && { use_delay "$sec.410" /iolat-c/loose 2001 $ud 0 0; ud=0; }
+			elif [ $ud -gt 0 ]; then
+				use_delay "$sec.410" /iolat-c/loose 2001 $ud $((ud - 1)) 0; ud=$((ud - 1))
+			else
+				n=$((dl + 1)); depth "$sec.410" /iolat-c/loose 2001 $dl $n $cookie 4; dl=$n
+			fi
+		fi
+		t_w[$sec]="$w $cookie $dl $ud $downs $timer $forgot"
+	done
+	top_file floor
+	for ((sec = 1; sec < 25; sec++)); do
+		[ -n "${t_w[$sec]:-}" ] && read -r w cookie dl ud downs timer forgot <<<"${t_w[$sec]}"
+		top_begin
+		free_row /iolat-c 2000 1100.0 4.297 0.000 \
+			"$(children $cookie /iolat-c/tight 2002 1000 $downs $timer $timer $forgot 0)"
+		limited_row /iolat-c/loose 2001 $((900 / ${dl/max/4} + 400)).0 3.500 0.000 $dl $cookie \
+			$( [ "$dl" = max ] && echo ok || delay_state $ud) $ud 400.0
+		if [ $sec -le 7 ]; then
+			target_row /iolat-c/tight 2002 1000 "$(winobj false false 13 13 1 hold)" "$w" "$w" 130.0 0.508 \
+				$cookie throttling
+		fi
+		top_end $sec
+	done
+}
+
 # flapping: the demo (scenario 1).  /iolat-p/tight (1500us) misses as
 # soon as /iolat-p/loose gets a slot back and meets its target as soon as
 # loose loses it: a scale-down and a scale-up every second, loose's depth
@@ -722,6 +790,7 @@ target_typo() {
 healthy
 unreachable
 swap
+floor_case
 flapping
 recovery
 tail_case
