@@ -118,6 +118,16 @@ why_report() {
 	fi
 }
 
+# wait_reads CGROUP DEV: until CGROUP has read from DEV (its io.stat line
+# for DEV has rios), 30 s at most.  A group's blkg on a device, made at its
+# first IO there, starts at its parent's cookie as it is then and follows
+# only the moves after: start the sibling to throttle, then wait for it,
+# then the group whose misses throttle it.
+reads_on() { local n; n=$(iostat_key "$1" "$2" rios); [ "${n:-0}" -gt 0 ]; }
+wait_reads() {
+	wait_for 30 reads_on "$1" "$2" || fail "$1 does not read from $2"
+}
+
 # now: the wall clock, as iolat-top's "time".
 now() { date +%s.%N; }
 
