@@ -109,6 +109,9 @@ case_is tail snoop ten_percent_rule
 case_is tail top ten_percent_rule
 case_is nothing both nothing_to_throttle
 case_is tighter snoop tighter_sibling_owns_scaling
+# scenario 6's iolat2 from iolat-top alone: the rows name the culprit, whose
+# target says who owned the scaling in mid's "hold" windows
+case_is owned top tighter_sibling_owns_scaling unreachable_target unreachable_target depth_unknown
 case_is unknown top depth_unknown
 case_is ghost both ghost_culprit
 case_is ghost top ghost_culprit

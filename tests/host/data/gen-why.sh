@@ -713,6 +713,36 @@ tighter() {
 	done
 }
 
+# owned: scenario 6's iolat2 as iolat-top records it (one tag, blkcg_debug_stats
+# off).  /iolat-d/tight (500us) starts at 1 s: two scale-downs name it the
+# culprit and take the cookie to its floor, /iolat-d/loose to depth 1;
+# /iolat-d/mid (3000us) starts at 2 s and misses every window, behind a
+# cookie that no longer moves: its windows hold (or "tighter") while
+# tight owns the scaling.  Nothing says the depth of the others.  15 s.
+owned() {
+	local sec cookie=1000000 downs=0 dl=null ud=null st act
+	top_file owned
+	for ((sec = 1; sec < 15; sec++)); do
+		[ $sec = 1 ] && { cookie=999999; downs=1; dl=1; }
+		[ $sec = 2 ] && { cookie=999998; downs=2; ud=1; }
+		top_begin
+		row /iolat-d 2100 null null 0 0 1500.0 5.859 0.000 null null unknown null 0.000 0.000 0.0 0.000 0.000 0 0 \
+			"$(children $cookie /iolat-d/tight 2101 500 $downs 0 0 0 0)"
+		st=unknown; [ "$dl" != null ] && st=throttled; [ "$ud" != null ] && st=delayed
+		row /iolat-d/loose 2103 null null 0 0 1100.0 4.297 0.000 $dl $cookie $st $ud \
+			0.000 0.000 400.0 0.000 0.000 $((sec * 400)) 1 -
+		row /iolat-d/tight 2101 500 "$(winobj false false 3 3 1 down)" $((sec * 10)) $((sec * 10)) \
+			30.0 0.117 0.000 null $cookie throttling null 0.000 0.000 0.0 0.000 0.000 0 1 -
+		if [ $sec -ge 2 ]; then
+			act=hold; [ $((sec % 4)) = 0 ] && act=tighter
+			row /iolat-d/mid 2102 3000 "$(winobj false false 20 14 1 $act)" $(((sec - 1) * 10)) \
+				$(((sec - 1) * 10)) 200.0 0.781 0.000 null $cookie unknown null 0.000 0.000 0.0 \
+				0.000 0.000 0 1 -
+		fi
+		top_end $sec
+	done
+}
+
 # unknown: blkcg_debug_stats off, iolat-top alone: /iolat-u/web's and
 # /iolat-u/batch's depth never changed while it ran, so it is unknown.
 unknown() {
@@ -798,6 +828,7 @@ protected protected 25 "2 0 3 2 2 3 0 2 3 2 3"
 protected smalltail 3 "1 0 2 0 1 0 1 2 0 0 1"
 nothing
 tighter
+owned
 unknown
 ghost
 target_typo
