@@ -30,7 +30,7 @@ help:
 	@echo '                    rules (PREFIX=/usr/local, DESTDIR=); make uninstall'
 	@echo 'make test           run every test suite in the guest'
 	@echo 'make demo           the demo: boot, run a noisy neighbour, show iolat-top'
-	@echo 'make scenario S=N   one scenario of guest/scenarios/ (1-5), recorded, plotted'
+	@echo 'make scenario S=N   one scenario of guest/scenarios/ (1-7), recorded, plotted'
 	@echo 'make bench          IOPS with no tracing, iolat-top, all events (printed)'
 	@echo 'make bench-scale    iolat-top CPU and syscalls per interval, 100-10,000 cgroups'
 	@echo 'make guest CMD=..   boot the guest and run CMD in it'
@@ -87,7 +87,7 @@ demo: deps kernel tools
 # length).  Its output, its iolat-top -j recording and, with gnuplot, the
 # recording's timeline land in build/scenarios/<name>/.
 scenario: tools
-	@test -n "$(S)" || { echo 'usage: make scenario S=N [SECS=N] (N: 1-5, see guest/scenarios/)' >&2; exit 2; }
+	@test -n "$(S)" || { echo 'usage: make scenario S=N [SECS=N] (N: 1-7, see guest/scenarios/)' >&2; exit 2; }
 	@s=$$(ls -d guest/scenarios/$(S) guest/scenarios/$(S)-* 2>/dev/null | head -1); \
 	test -n "$$s" && test -x "$$s" || { echo "make scenario: no scenario '$(S)' in guest/scenarios/" >&2; exit 2; }; \
 	name=$${s##*/}; out=$(BUILD)/scenarios/$$name; \

@@ -23,6 +23,7 @@ fi
 INTERVAL=${IOLAT_INTERVAL:-1}
 SCENARIO=${0##*/}
 REC=${IOLAT_OUT:-/tmp}/$SCENARIO.json
+SNOOP_REC=${IOLAT_OUT:-/tmp}/$SCENARIO.snoop.json
 
 # scenario_begin DEFAULT_SECS: read the knobs, check the tools, clean up
 # (background tools, cgroups, null_blk, swap) however the scenario ends.
@@ -63,11 +64,24 @@ tool_stop() {
 	return 0
 }
 
-# record_start DEV: iolat-top -j on DEV every $INTERVAL s into $REC, for
-# an hour at most (record_stop ends it); returns once the first report is
-# in, so the events are attached before the workload starts.
+# record_start [DEV]: iolat-top -j on DEV (every device when none) every
+# $INTERVAL s into $REC, for an hour at most (record_stop ends it); with
+# RECORD_SNOOP=1, iolat-snoop -j beside it into $SNOOP_REC: the decisions
+# (windows that did something, scale events, depth and use_delay changes;
+# not -a, whose per-bio events are many under TCG), which iolat-why's
+# cookie_at_floor needs.  Returns once both are in, so the events are
+# attached before the workload starts.
 record_start() {
-	"$TOOLS/iolat-top" -j -d "$1" "$INTERVAL" $((3600 / INTERVAL)) \
+	rm -f "$SNOOP_REC"
+	SNOOP_PID=
+	if [ "${RECORD_SNOOP:-0}" = 1 ]; then
+		"$TOOLS/iolat-snoop" -j ${1:+-d "$1"} >"$SNOOP_REC" 2>/tmp/iolat-snoop.err &
+		SNOOP_PID=$!
+		bg_started
+		wait_for 120 grep -q 'tracing io.latency decisions' /tmp/iolat-snoop.err ||
+			fail "iolat-snoop did not start: $(cat /tmp/iolat-snoop.err)"
+	fi
+	"$TOOLS/iolat-top" -j ${1:+-d "$1"} "$INTERVAL" $((3600 / INTERVAL)) \
 		>"$REC" 2>/tmp/iolat-top.err &
 	REC_PID=$!
 	bg_started
@@ -76,21 +90,42 @@ record_start() {
 }
 
 record_stop() {
-	tool_stop "$REC_PID"
+	tool_stop "$REC_PID" ${SNOOP_PID:+"$SNOOP_PID"}
 	note "iolat-top recording: $(wc -l <"$REC") reports in $REC"
+	[ -z "$SNOOP_PID" ] ||
+		note "iolat-snoop recording: $(wc -l <"$SNOOP_REC") events in $SNOOP_REC"
 }
 
-# why_report: what tools/iolat-why concludes from the recording, last in
+# why_args: iolat-why's arguments for the recordings: --top $REC, and
+# --snoop $SNOOP_REC when there is one.
+why_args() {
+	WHY_ARGS=(--top "$REC")
+	[ -s "$SNOOP_REC" ] && WHY_ARGS+=(--snoop "$SNOOP_REC")
+	return 0
+}
+
+# why_report: what tools/iolat-why concludes from the recordings, last in
 # a scenario's output.  Findings are what the scenarios are there to show:
 # its exit status (1 when it finds something) never fails the scenario.
 why_report() {
+	why_args
 	echo
-	echo "== iolat-why --top $REC"
+	echo "== iolat-why ${WHY_ARGS[*]}"
 	if [ -x "$TOOLS/iolat-why" ]; then
-		"$TOOLS/iolat-why" --top "$REC" || true
+		"$TOOLS/iolat-why" "${WHY_ARGS[@]}" || true
 	else
 		echo "(iolat-why not built in $TOOLS)"
 	fi
+}
+
+# wait_reads CGROUP DEV: until CGROUP has read from DEV (its io.stat line
+# for DEV has rios), 30 s at most.  A group's blkg on a device, made at its
+# first IO there, starts at its parent's cookie as it is then and follows
+# only the moves after: start the sibling to throttle, then wait for it,
+# then the group whose misses throttle it.
+reads_on() { local n; n=$(iostat_key "$1" "$2" rios); [ "${n:-0}" -gt 0 ]; }
+wait_reads() {
+	wait_for 30 reads_on "$1" "$2" || fail "$1 does not read from $2"
 }
 
 # now: the wall clock, as iolat-top's "time".
@@ -195,19 +230,27 @@ rec_parents() {
 # run_scenario NAME SECS [VAR=VALUE...]: run scenario NAME with
 # IOLAT_SECS=SECS and the other knobs given; its output goes to
 # /tmp/NAME.out ($SCEN_OUT) and is shown.  Fails if the scenario does.
-# REC is then its recording, checked: JSON lines, no event lost.
+# REC is then its recording, and SNOOP_REC its iolat-snoop one if it made
+# one, checked: JSON lines, no event lost.
 run_scenario() {
 	local name=$1 secs=$2 rc
 	shift 2
 	SCEN_OUT=/tmp/$name.out
+	REC=${IOLAT_OUT:-/tmp}/$name.json
+	SNOOP_REC=${IOLAT_OUT:-/tmp}/$name.snoop.json
+	rm -f "$SNOOP_REC"
 	env IOLAT_SECS="$secs" "$@" "$IOLAT_REPO/guest/scenarios/$name" >"$SCEN_OUT" 2>&1
 	rc=$?
 	cat "$SCEN_OUT"
 	[ $rc = 0 ] || fail "scenario $name exited $rc"
-	REC=${IOLAT_OUT:-/tmp}/$name.json
 	jq -e . "$REC" >/dev/null || fail "recording $REC is not JSON lines"
 	[ "$(jq -s 'map(.lost_events) | max' "$REC")" = 0 ] ||
 		fail "iolat-top lost events in $REC"
+	if [ -s "$SNOOP_REC" ]; then
+		jq -e . "$SNOOP_REC" >/dev/null || fail "recording $SNOOP_REC is not JSON lines"
+		[ "$(jq -s 'map(select(.event == "lost")) | length' "$SNOOP_REC")" = 0 ] ||
+			fail "iolat-snoop lost events in $SNOOP_REC"
+	fi
 }
 
 # summary_col LABEL N: field N of the summary line whose first
@@ -225,16 +268,54 @@ group_check() {
 	note "$1: $3"
 }
 
-# why_expect RULE CGROUP: tools/iolat-why, on the last recording, finds
-# RULE for CGROUP (and exits 1, its status for findings).
+# why_found JSON: "rule cgroup, ..." of iolat-why -j's findings.
+why_found() {
+	echo "$1" | jq -r '[.findings[] | .rule + " " + (.cgroup // "-")] | join(", ")'
+}
+
+# why_expect RULE CGROUP: tools/iolat-why, on the last recordings (REC,
+# and SNOOP_REC if there is one), finds RULE for CGROUP (and exits 1, its
+# status for findings).
 why_expect() {
 	local out rc
-	out=$("$TOOLS/iolat-why" -j --top "$REC")
+	why_args
+	out=$("$TOOLS/iolat-why" -j "${WHY_ARGS[@]}")
 	rc=$?
-	[ "$rc" = 1 ] || fail "iolat-why --top $REC exited $rc, want 1 (findings): $out"
+	[ "$rc" = 1 ] || fail "iolat-why ${WHY_ARGS[*]} exited $rc, want 1 (findings): $out"
 	echo "$out" | jq -e --arg r "$1" --arg c "$2" \
 		'any(.findings[]; .rule == $r and .cgroup == $c)' >/dev/null ||
-		fail "iolat-why found no $1 for $2, but: $(echo "$out" |
-			jq -r '[.findings[] | .rule + " " + (.cgroup // "-")] | join(", ")')"
+		fail "iolat-why found no $1 for $2, but: $(why_found "$out")"
 	note "iolat-why: $1 for $2"
+}
+
+# why_names RULE CGROUP: as why_expect, for a finding about several groups
+# (depth_unknown: one a device): CGROUP is the one it is about or among
+# the others it names.
+why_names() {
+	local out rc
+	why_args
+	out=$("$TOOLS/iolat-why" -j "${WHY_ARGS[@]}")
+	rc=$?
+	[ "$rc" = 1 ] || fail "iolat-why ${WHY_ARGS[*]} exited $rc, want 1 (findings): $out"
+	echo "$out" | jq -e --arg r "$1" --arg c "$2" \
+		'any(.findings[]; .rule == $r and (.cgroup == $c or any(.others[]; . == $c)))' \
+		>/dev/null || fail "iolat-why found no $1 naming $2, but: $(why_found "$out")"
+	note "iolat-why: $1, naming $2"
+}
+
+# why_none [TO]: tools/iolat-why finds nothing (exit 0) in the last
+# recordings, cut after time TO (iolat-top's "time") when given.
+why_none() {
+	local to=${1:-1e12} out rc args=(--top /tmp/why-none.top.json)
+	jq -c --argjson to "$to" 'select(.time <= $to)' "$REC" >/tmp/why-none.top.json ||
+		fail "cannot cut $REC at $to"
+	if [ -s "$SNOOP_REC" ]; then
+		jq -c --argjson to "$to" 'select(.time <= $to)' "$SNOOP_REC" \
+			>/tmp/why-none.snoop.json || fail "cannot cut $SNOOP_REC at $to"
+		args+=(--snoop /tmp/why-none.snoop.json)
+	fi
+	out=$("$TOOLS/iolat-why" -j "${args[@]}")
+	rc=$?
+	[ "$rc" = 0 ] || fail "iolat-why exited $rc, want 0 (no finding): $(why_found "$out")"
+	note "iolat-why: no finding in $(jq -r '"\(.rows) rows, \(.events) events over \(.span_s) s"' <<<"$out")"
 }

@@ -14,3 +14,15 @@ during=$(summary_col contention 2) after=$(summary_col after 2)
 note "loose IOPS: $during during contention, $after after"
 [ "${after:-0}" -gt 0 ] && [ $((after * 10)) -ge $((during * 8)) ] ||
 	fail "loose's IOPS after ($after) under 80% of during contention ($during)"
+
+# The healthy protected run: while tight read, the controller did its
+# work (tight the culprit, loose throttled and released, tight missing now
+# and then): iolat-why finds nothing there, in iolat-top's and
+# iolat-snoop's recordings from the start to the report in which tight's
+# last window is counted.  (What follows, the recovery, may be
+# slow_recovery when it takes 10 s or more: printed, not asserted.)
+[ -s "$SNOOP_REC" ] || fail "no iolat-snoop recording $SNOOP_REC"
+t_last=$(rec_rows /iolat-w/tight | jq -s '(map(.windows // 0) | max) as $m |
+	map(select((.windows // 0) == $m)) | first.t')
+[ "$t_last" != null ] || fail "no window of tight in the recording"
+why_none "$t_last"

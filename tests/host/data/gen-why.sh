@@ -425,6 +425,74 @@ swap() {
 	done
 }
 
+# floor: scenario 7's iolat1.  /iolat-c/tight (1000us) on a 2 ms device
+# with 4 requests misses every window beside /iolat-c/loose (QD64): 8
+# scale-downs take the cookie to its floor, 999992, loose to depth 1 and
+# use_delay 6, and 6 more misses at the floor change nothing.  tight's
+# last window is at 7.1 s; 5 s later the parent forgets it, the timer
+# raises the cookie a step a second, loose pays back its use_delay and is
+# at depth max again 8 steps later, 20.4 s in: 13 s after the last
+# scale-down.  25 s.
+floor_case() {
+	local -a t_w
+	local i ms sec cookie=1000000 dl=max ud=0 last=-1 w=0 downs=0 timer=0 forgot=0 act prev n
+	snoop_file floor
+	target 0.2 /iolat-c/tight 2002 0 1000 user
+	for ((i = 3; i < 72; i++)); do
+		tick $i
+		act=hold
+		if [ $last -lt 0 ] || [ $((ms - last)) -ge 500 ]; then
+			act=down; last=$ms
+			move_cookie down 4
+			if [ $cookie != $prev ]; then
+				downs=$((downs + 1))
+				scale "$sec" cookie /iolat-c 2000 $prev $cookie /iolat-c/tight 2002 1000 500 window
+				if [ "$dl" != 1 ]; then
+					follow down /iolat-c/loose 2001 dl 4
+				else
+					use_delay "$sec" /iolat-c/loose 2001 $ud $((ud + 1)) 0; ud=$((ud + 1))
+				fi
+			fi
+		fi
+		window "$sec" /iolat-c/tight 2002 false false 1000 $((i % 3 + 12)) $((i % 3 + 12)) $act $cookie 1000
+		w=$((w + 1))
+		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $cookie $dl $ud $downs $timer $forgot"
+	done
+	# the last miss at 7.1 s; forgotten 5 s later, then a step a second
+	scale 12.3 culprit_forgotten /iolat-c 2000 $cookie $cookie /iolat-c/tight 2002 1000 5200 timer
+	forgot=1
+	t_w[12]="$w $cookie $dl $ud $downs $timer $forgot"
+	for ((sec = 13; sec < 25; sec++)); do
+		if [ $cookie != 1000000 ]; then
+			move_cookie up 4; timer=$((timer + 1))
+			scale "$sec.400" cookie /iolat-c 2000 $prev $cookie null null 1000 1000 timer
+			if [ $cookie = 1000000 ]; then
+				depth "$sec.410" /iolat-c/loose 2001 $dl max $cookie 4; dl=max
+				[ $ud -gt 0 ] && { use_delay "$sec.410" /iolat-c/loose 2001 $ud 0 0; ud=0; }
+			elif [ $ud -gt 0 ]; then
+				use_delay "$sec.410" /iolat-c/loose 2001 $ud $((ud - 1)) 0; ud=$((ud - 1))
+			else
+				n=$((dl + 1)); depth "$sec.410" /iolat-c/loose 2001 $dl $n $cookie 4; dl=$n
+			fi
+		fi
+		t_w[$sec]="$w $cookie $dl $ud $downs $timer $forgot"
+	done
+	top_file floor
+	for ((sec = 1; sec < 25; sec++)); do
+		[ -n "${t_w[$sec]:-}" ] && read -r w cookie dl ud downs timer forgot <<<"${t_w[$sec]}"
+		top_begin
+		free_row /iolat-c 2000 1100.0 4.297 0.000 \
+			"$(children $cookie /iolat-c/tight 2002 1000 $downs $timer $timer $forgot 0)"
+		limited_row /iolat-c/loose 2001 $((900 / ${dl/max/4} + 400)).0 3.500 0.000 $dl $cookie \
+			$( [ "$dl" = max ] && echo ok || delay_state $ud) $ud 400.0
+		if [ $sec -le 7 ]; then
+			target_row /iolat-c/tight 2002 1000 "$(winobj false false 13 13 1 hold)" "$w" "$w" 130.0 0.508 \
+				$cookie throttling
+		fi
+		top_end $sec
+	done
+}
+
 # flapping: the demo (scenario 1).  /iolat-p/tight (1500us) misses as
 # soon as /iolat-p/loose gets a slot back and meets its target as soon as
 # loose loses it: a scale-down and a scale-up every second, loose's depth
@@ -522,8 +590,9 @@ recovery() {
 }
 
 # tail: the 10% rule.  /iolat-t/db (2000us) on a non-rotational device
-# has 2 or 3 of its 40 bios a window over target: under 10%, so every
-# window meets it and nobody is throttled (action ok: iolat-snoop -a).
+# has 2 or 3 of its 40 bios a window over target (6.9% of them): under
+# 10%, so every window meets it and nobody is throttled (action ok:
+# iolat-snoop -a), while its p94 is over the target.
 tail_case() {
 	local -a t_w tm
 	local i ms sec m w=0
@@ -531,7 +600,7 @@ tail_case() {
 	target 0.1 /iolat-t/db 1401 0 2000 user
 	for ((i = 2; i < 150; i++)); do
 		tick $i
-		m=$((i % 4 == 0 ? 0 : 2 + i % 2))
+		m=$((i % 4 == 0 ? 2 : 3))
 		window "$sec" /iolat-t/db 1401 true true 2000 40 $m ok 1000000 0
 		w=$((w + 1))
 		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $m"
@@ -543,6 +612,41 @@ tail_case() {
 		free_row /iolat-t/batch 1402 5200.0 20.313 0.000
 		target_row /iolat-t/db 1401 2000 "$(winobj true true 40 $m 0 ok)" "$w" 0 400.0 1.563 \
 			null ok
+		top_end $sec
+	done
+}
+
+# protected NAME MISSED OVER: scenario 2's contention as iolat-top
+# samples it, 11 s: /iolat-w/tight (3000us) protected from /iolat-w/loose,
+# the cookie of /iolat-w's children going down (a step of 8, 32 requests)
+# and back up (2 a step).  The windows iolat-top shows all met, with OVER
+# (one number an interval) of their 32 bios over target; tight's counters
+# say MISSED of its 99 windows missed.  Neither is a finding:
+#  - protected (MISSED 25, 2 or 3 bios over in 9 of 11 windows, 6.3% of
+#    the met windows' bios): the controller acts for tight in a quarter of
+#    its windows, however the windows iolat-top happened to show look;
+#  - smalltail (MISSED 3, 1 or 2 over in 6 of 11, as in the CI run where
+#    ten_percent_rule fired on scenario 2: 2.3%): it rarely acts, but
+#    that is the tail of a p90 bound, not lost protection.
+protected() {
+	local -a downs=(0 1 1 1 2 2 2 3 3 4 4 4) ups=(0 0 2 4 5 7 8 9 11 12 14 16)
+	local -a over
+	local sec cookie dl st
+	read -ra over <<<"0 $3"
+	top_file "$1"
+	for ((sec = 1; sec <= 11; sec++)); do
+		cookie=$((1000000 - 8 * ${downs[$sec]} + 2 * ${ups[$sec]}))
+		[ $cookie -gt 1000000 ] && cookie=1000000
+		dl=$((16 - (1000000 - cookie)))
+		[ $cookie = 1000000 ] && dl=max
+		st=ok; [ $cookie -lt 1000000 ] && st=throttling
+		top_begin
+		free_row /iolat-w 1350 4100.0 16.016 0.000 \
+			"$(children $cookie /iolat-w/tight 1351 3000 ${downs[$sec]} ${ups[$sec]} 0 0 0)"
+		limited_row /iolat-w/loose 1352 $((3800 + ${dl/max/16} * 20)).0 15.000 0.000 $dl $cookie \
+			$(depth_state $dl) 0 200.0
+		target_row /iolat-w/tight 1351 3000 "$(winobj true true 32 ${over[$sec]} 3 up)" \
+			$((sec * 9)) $(($2 * sec / 11)) 300.0 1.172 $cookie $st
 		top_end $sec
 	done
 }
@@ -606,6 +710,36 @@ tighter() {
 			wm=$((wm + 1))
 		fi
 		w=$((w + 1))
+	done
+}
+
+# owned: scenario 6's iolat2 as iolat-top records it (one tag, blkcg_debug_stats
+# off).  /iolat-d/tight (500us) starts at 1 s: two scale-downs name it the
+# culprit and take the cookie to its floor, /iolat-d/loose to depth 1;
+# /iolat-d/mid (3000us) starts at 2 s and misses every window, behind a
+# cookie that no longer moves: its windows hold (or "tighter") while
+# tight owns the scaling.  Nothing says the depth of the others.  15 s.
+owned() {
+	local sec cookie=1000000 downs=0 dl=null ud=null st act
+	top_file owned
+	for ((sec = 1; sec < 15; sec++)); do
+		[ $sec = 1 ] && { cookie=999999; downs=1; dl=1; }
+		[ $sec = 2 ] && { cookie=999998; downs=2; ud=1; }
+		top_begin
+		row /iolat-d 2100 null null 0 0 1500.0 5.859 0.000 null null unknown null 0.000 0.000 0.0 0.000 0.000 0 0 \
+			"$(children $cookie /iolat-d/tight 2101 500 $downs 0 0 0 0)"
+		st=unknown; [ "$dl" != null ] && st=throttled; [ "$ud" != null ] && st=delayed
+		row /iolat-d/loose 2103 null null 0 0 1100.0 4.297 0.000 $dl $cookie $st $ud \
+			0.000 0.000 400.0 0.000 0.000 $((sec * 400)) 1 -
+		row /iolat-d/tight 2101 500 "$(winobj false false 3 3 1 down)" $((sec * 10)) $((sec * 10)) \
+			30.0 0.117 0.000 null $cookie throttling null 0.000 0.000 0.0 0.000 0.000 0 1 -
+		if [ $sec -ge 2 ]; then
+			act=hold; [ $((sec % 4)) = 0 ] && act=tighter
+			row /iolat-d/mid 2102 3000 "$(winobj false false 20 14 1 $act)" $(((sec - 1) * 10)) \
+				$(((sec - 1) * 10)) 200.0 0.781 0.000 null $cookie unknown null 0.000 0.000 0.0 \
+				0.000 0.000 0 1 -
+		fi
+		top_end $sec
 	done
 }
 
@@ -686,11 +820,15 @@ target_typo() {
 healthy
 unreachable
 swap
+floor_case
 flapping
 recovery
 tail_case
+protected protected 25 "2 0 3 2 2 3 0 2 3 2 3"
+protected smalltail 3 "1 0 2 0 1 0 1 2 0 0 1"
 nothing
 tighter
+owned
 unknown
 ghost
 target_typo
