@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "iolat-common.h"
@@ -150,6 +151,58 @@ int top_model_add_entry(struct top_model *m, const struct iolat_key *key,
 			r->target_us = r->g.target_ns / 1000;
 	}
 	return TOP_ENTRY_ROW;
+}
+
+int top_model_add_map(struct top_model *m, struct iolat_map *map, enum top_map kind,
+		      struct iolat_cgroups *cgs)
+{
+	const struct iolat_key *key;
+	const void *val;
+	struct iolat_key *stale;
+	size_t i, nstale = 0;
+	int ret, there;
+	bool told = false;
+
+	ret = iolat_map_read(map, false);
+	if (ret)
+		return ret;
+	stale = malloc((map->n ?: 1) * sizeof(*stale));
+	if (!stale)
+		return -ENOMEM;
+	for (i = 0; i < map->n; i++) {
+		key = (const struct iolat_key *)((char *)map->keys + i * map->key_size);
+		there = iolat_dev_check(key->dev);
+		if (there < 0 && !told) {
+			/* Out of descriptors, say: keep its entries. */
+			told = true;
+			fprintf(stderr, "%s: cannot tell whether device %u:%u is "
+				"still there: %s\n", map->tool, IOLAT_MAJOR(key->dev),
+				IOLAT_MINOR(key->dev), strerror(-there));
+		}
+		val = (const char *)map->vals + i * map->val_size;
+		if (kind == TOP_MAP_DELAYS)
+			ret = top_model_add_delay(m, key, val, there != 0);
+		else
+			ret = top_model_add_entry(m, key, val, kind == TOP_MAP_PARENTS,
+						  there != 0);
+		if (ret < 0)
+			goto out;
+		/*
+		 * A cgroup the tree does not know may be one whose directory
+		 * was not visible yet: its entries go only when an rmdir said
+		 * so, or after a few intervals.
+		 */
+		if (ret == TOP_ENTRY_STALE &&
+		    (!there || !iolat_cgroups_keep(cgs, key->cgroup_id)))
+			stale[nstale++] = *key;
+	}
+	/* Those it could not delete are tried again next time. */
+	if (nstale)
+		iolat_map_delete(map, stale, nstale);
+	ret = 0;
+out:
+	free(stale);
+	return ret < 0 ? ret : 0;
 }
 
 /*

@@ -25,6 +25,7 @@
 #include "iolat-cgroup.h"
 #include "iolat-top-model.h"
 #include "iolat-top-output.h"
+#include "iolat-map.h"
 
 static char root[4096];
 
@@ -1655,6 +1656,471 @@ static void test_fns_check(void)
 	      "functions: --no-functions: none, said so (%d, '%s')", n, fns.why[0]);
 }
 
+/*
+ * A fake BPF hash map, standing in for the kernel's calls (struct
+ * iolat_map_ops) as kernel/bpf/hashtab.c answers them: entries sit in
+ * buckets of @bucket slots; a batch hands over whole buckets while they
+ * fit (0 with fewer than asked: more to come), ENOSPC when the first one
+ * does not, ENOENT with the last of them; the position between calls is
+ * a bucket number.  A deleted entry leaves its slot empty.
+ */
+#define FAKE_MAX 64
+struct fake_map {
+	size_t ks, vs;
+	size_t n;			/* slots used, deleted ones included */
+	unsigned char keys[FAKE_MAX][16], vals[FAKE_MAX][sizeof(struct iolat_group)];
+	bool live[FAKE_MAX];
+	__u32 bucket;			/* slots a bucket */
+	int refuse;			/* what the batch calls answer, when not 0 */
+	unsigned long batches, singles;	/* calls of each kind */
+	__u32 largest;			/* the most entries one batch handed over */
+	/* After batch call @drop_after, the slots from @drop_from are deleted. */
+	unsigned long drop_after;
+	size_t drop_from;
+};
+
+static long fake_find(struct fake_map *f, const void *key)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->live[i] && !memcmp(f->keys[i], key, f->ks))
+			return i;
+	return -1;
+}
+
+static int fake_lookup_batch(void *ctx, void *in, void *out, void *keys,
+			     void *vals, __u32 *count, bool del)
+{
+	struct fake_map *f = ctx;
+	__u32 b = in ? *(__u32 *)in : 0, max = *count, total = 0, got, nb;
+	size_t i;
+	int ret = 0;
+
+	f->batches++;
+	*count = 0;
+	if (f->refuse)
+		return f->refuse;
+	if (f->drop_after && f->batches == f->drop_after + 1)
+		for (i = f->drop_from; i < f->n; i++)
+			f->live[i] = false;	/* by someone else, between two calls */
+	nb = (f->n + f->bucket - 1) / f->bucket;
+	for (; b < nb; b++) {
+		for (got = 0, i = b * f->bucket; i < (b + 1) * f->bucket && i < f->n; i++)
+			got += f->live[i];
+		if (got > max - total) {
+			ret = total ? 0 : -ENOSPC;
+			break;
+		}
+		for (i = b * f->bucket; i < (b + 1) * f->bucket && i < f->n; i++) {
+			if (!f->live[i])
+				continue;
+			memcpy((char *)keys + total * f->ks, f->keys[i], f->ks);
+			memcpy((char *)vals + total * f->vs, f->vals[i], f->vs);
+			f->live[i] = !del;
+			total++;
+		}
+	}
+	if (b >= nb)
+		ret = -ENOENT;
+	*(__u32 *)out = b;
+	*count = total;
+	if (total > f->largest)
+		f->largest = total;
+	return ret;
+}
+
+static int fake_delete_batch(void *ctx, const void *keys, __u32 *count)
+{
+	struct fake_map *f = ctx;
+	__u32 i;
+	long at;
+
+	f->batches++;
+	if (f->refuse) {
+		*count = 0;
+		return f->refuse;
+	}
+	for (i = 0; i < *count; i++) {
+		at = fake_find(f, (const char *)keys + i * f->ks);
+		if (at < 0) {
+			*count = i;
+			return -ENOENT;
+		}
+		f->live[at] = false;
+	}
+	return 0;
+}
+
+static int fake_next_key(void *ctx, const void *key, void *next)
+{
+	struct fake_map *f = ctx;
+	long i = key ? fake_find(f, key) : -1;
+
+	f->singles++;
+	/* A key that is not there: the first one, as the kernel does. */
+	for (i = i < 0 ? 0 : i + 1; (size_t)i < f->n; i++)
+		if (f->live[i]) {
+			memcpy(next, f->keys[i], f->ks);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static int fake_lookup(void *ctx, const void *key, void *val, bool del)
+{
+	struct fake_map *f = ctx;
+	long i = fake_find(f, key);
+
+	f->singles++;
+	if (i < 0)
+		return -ENOENT;
+	memcpy(val, f->vals[i], f->vs);
+	f->live[i] = !del;
+	return 0;
+}
+
+static int fake_delete(void *ctx, const void *key)
+{
+	struct fake_map *f = ctx;
+	long i = fake_find(f, key);
+
+	f->singles++;
+	if (i < 0)
+		return -ENOENT;
+	f->live[i] = false;
+	return 0;
+}
+
+static const struct iolat_map_ops fake_ops = {
+	fake_lookup_batch, fake_delete_batch, fake_next_key, fake_lookup, fake_delete,
+};
+
+static void fake_put(struct fake_map *f, const void *key, const void *val)
+{
+	memcpy(f->keys[f->n], key, f->ks);
+	memcpy(f->vals[f->n], val, f->vs);
+	f->live[f->n++] = true;
+}
+
+static size_t fake_live(const struct fake_map *f)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < f->n; i++)
+		n += f->live[i];
+	return n;
+}
+
+/* An iolat_map over @f, asking @batch entries a call (0: max_entries). */
+static void fake_map_open(struct iolat_map *m, struct fake_map *f, __u32 batch)
+{
+	memset(m, 0, sizeof(*m));
+	m->tool = "iolat-top";
+	m->name = "fake";
+	m->ops = &fake_ops;
+	m->ctx = f;
+	m->key_size = f->ks;
+	m->val_size = f->vs;
+	m->max_entries = FAKE_MAX;
+	m->batch = batch;
+	f->batches = f->singles = f->largest = 0;
+}
+
+/* A fake /sys/dev/block with 4000:1 and 4000:2 (fake1, fake2) there. */
+static void fake_sys_block(void)
+{
+	char sys[8192], fn[8300], to[16];
+	int i;
+
+	snprintf(sys, sizeof(sys), "%s/../sysblk", root);
+	mkdir(sys, 0755);
+	for (i = 1; i <= 2; i++) {
+		snprintf(fn, sizeof(fn), "%s/fake%d", sys, i);
+		mkdir(fn, 0755);
+		snprintf(fn, sizeof(fn), "%s/4000:%d", sys, i);
+		snprintf(to, sizeof(to), "./fake%d", i);
+		symlink(to, fn);
+	}
+	iolat_sys_block_set(sys);
+	iolat_dev_cache_reset();
+}
+
+/*
+ * The rows one interval makes of @f's entries read through @m (groups),
+ * as JSON with the time left out; the fixture's model starts afresh, so
+ * that runs compare.  Static, until the next call.
+ */
+static const char *map_rows(struct fixture *fx, struct iolat_map *m, int *err)
+{
+	static char *out;
+	struct top_report rep = { .secs = 1, .rows = 1000, .batch = true };
+	const char *s;
+
+	top_model_free(&fx->m);
+	top_model_begin(&fx->m, &fx->cgs);
+	*err = top_model_add_targets(&fx->m, &fx->targets);
+	if (!*err)
+		*err = top_model_add_map(&fx->m, m, TOP_MAP_GROUPS, &fx->cgs);
+	if (!*err)
+		*err = top_model_compute(&fx->m, 1);
+	top_model_sort(&fx->m, TOP_SORT_PATH);
+	rep.m = &fx->m;
+	free(out);
+	s = render(top_print_json, &rep);
+	s = strstr(s, "\"cgroups\":");
+	out = strdup(s ?: "(no cgroups)");
+	return out;
+}
+
+/* stderr of @fn(@arg) into @said. */
+static int said_by(int (*fn)(void *), void *arg, char *said, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), rc;
+	size_t n;
+
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	rc = fn(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(said, 1, len - 1, tmp);
+	said[n] = '\0';
+	fclose(tmp);
+	return rc;
+}
+
+static int read_map(void *m)
+{
+	return iolat_map_read(m, false);
+}
+
+/*
+ * The maps are read in batches, a few system calls for all of a map's
+ * entries where a lookup per key cost two per entry; the rows are the
+ * same either way.  With a last batch that is partial, one that ends
+ * exactly at the map's end (the next call: none and ENOENT), a batch cut
+ * short at a bucket (fewer than asked, more to come), a bucket bigger
+ * than the batch (ENOSPC: ask for more), and a kernel that refuses batch
+ * calls (EINVAL before 5.6, ENOTSUPP for a map type): one entry a call,
+ * said once on stderr.  Stale entries go in one batch delete.
+ */
+static void test_map_batch(void)
+{
+	static const struct { __u32 batch, bucket; const char *what; } cases[] = {
+		{ 0, 1, "one call for the whole map" },
+		{ 7, 1, "batches of 7, the last partial (20 = 7+7+6, ENOENT with 6)" },
+		{ 5, 1, "batches of 5, the map's end a batch's end (ENOENT with the last 5)" },
+		{ 7, 3, "buckets of 3: batches cut short at a bucket (6 of 7)" },
+		{ 2, 4, "buckets of 4 in batches of 2: ENOSPC, asked for more" },
+	};
+	struct fake_map f = { .ks = sizeof(struct iolat_key),
+			      .vs = sizeof(struct iolat_group), .bucket = 1 };
+	struct fixture fx = {};
+	struct iolat_map m;
+	struct iolat_key k, gone[2];
+	struct iolat_group g = { .depth = IOLAT_DEPTH_MAX };
+	char path[64], said[1024], *per_key;
+	const char *rows;
+	size_t c;
+	int i, err, rc;
+
+	fake_sys_block();
+	mkcg("/mb");
+	for (i = 0; i < 20; i++) {
+		snprintf(path, sizeof(path), "/mb/c%d", i);
+		mkcg(path);
+		if (i % 3 == 0)
+			put_target(path, DEV1, 1000 + i);
+	}
+	scan(&fx);
+	for (i = 0; i < 20; i++) {
+		snprintf(path, sizeof(path), "/mb/c%d", i);
+		k = key(&fx, path, i % 2 ? DEV2 : DEV1);
+		g.windows = 100 + i;
+		g.throttled = i;
+		g.depth = i % 4 ? IOLAT_DEPTH_MAX : (__u32)i;
+		g.has_depth = 1;
+		fake_put(&f, &k, &g);
+	}
+	/* The per-key path, as before batches: the reference. */
+	fake_map_open(&m, &f, 0);
+	m.no_lookup_batch = true;
+	rows = map_rows(&fx, &m, &err);
+	per_key = strdup(rows);
+	check(!err && f.batches == 0 && f.singles == 2 * 20 + 1 && strstr(per_key, "/mb/c19"),
+	      "maps: one entry a call: %lu calls for 20 entries (%d)", f.singles, err);
+	for (c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		f.bucket = cases[c].bucket;
+		fake_map_open(&m, &f, cases[c].batch);
+		rows = map_rows(&fx, &m, &err);
+		check(!err && !strcmp(rows, per_key) && f.singles == 0 && m.n == 20,
+		      "maps: %s: the same rows as one by one (%lu batch calls, %zu entries, "
+		      "at most %u a call)", cases[c].what, f.batches, m.n, f.largest);
+		iolat_map_free(&m);
+	}
+	f.bucket = 1;
+	/* Calls: 7+7+6 is 3, the last with ENOENT; 5+5+5+5 is 4. */
+	fake_map_open(&m, &f, 7);
+	iolat_map_read(&m, false);
+	i = f.batches;
+	fake_map_open(&m, &f, 5);
+	iolat_map_read(&m, false);
+	check(i == 3 && f.batches == 4, "maps: 3 calls for 7+7+6, 4 for 5+5+5+5 (%d, %lu)",
+	      i, f.batches);
+	/*
+	 * The last bucket's entries deleted by someone else between two
+	 * calls: the last call brings none, and ENOENT.
+	 */
+	f.drop_after = 2;
+	f.drop_from = 14;
+	fake_map_open(&m, &f, 7);
+	err = iolat_map_read(&m, false);
+	check(!err && m.n == 14 && f.batches == 3,
+	      "maps: the last call brings 0 entries and ENOENT: 14 entries, 3 calls (%d, %zu, %lu)",
+	      err, m.n, f.batches);
+	for (i = 14; i < 20; i++)
+		f.live[i] = true;
+	f.drop_after = 0;
+	/* An empty map: one call, 0 and ENOENT. */
+	{
+		struct fake_map empty = { .ks = f.ks, .vs = f.vs, .bucket = 1 };
+
+		fake_map_open(&m, &empty, 0);
+		err = iolat_map_read(&m, false);
+		check(!err && m.n == 0 && empty.batches == 1,
+		      "maps: an empty map: one call, no entry (%d, %zu)", err, m.n);
+	}
+	iolat_map_free(&m);
+
+	/* Refused: one by one, the same rows, said once. */
+	for (i = 0; i < 2; i++) {
+		f.refuse = i ? -IOLAT_ENOTSUPP : -EINVAL;
+		fake_map_open(&m, &f, 0);
+		rc = said_by(read_map, &m, said, sizeof(said));
+		check(rc == 0 && m.n == 20 && m.no_lookup_batch && f.batches == 1 &&
+		      f.singles == 41 && (i ? !*said : strstr(said, "one system call per entry") &&
+					  strstr(said, "EINVAL")),
+		      "maps: batches refused (%s): one entry a call, %s (%lu calls): '%s'",
+		      i ? "ENOTSUPP" : "EINVAL", i ? "not said again" : "said on stderr",
+		      f.singles, said);
+		rows = map_rows(&fx, &m, &err);
+		check(!err && !strcmp(rows, per_key) && f.batches == 1,
+		      "maps: batches refused (%s): the same rows, no batch call tried again",
+		      i ? "ENOTSUPP" : "EINVAL");
+		iolat_map_free(&m);
+	}
+	/* Any other error is an error, not a reason to fall back. */
+	f.refuse = -EPERM;
+	fake_map_open(&m, &f, 0);
+	err = iolat_map_read(&m, false);
+	check(err == -EPERM && !m.no_lookup_batch && f.singles == 0,
+	      "maps: EPERM from a batch call is an error, no fallback (%d)", err);
+	f.refuse = 0;
+	iolat_map_free(&m);
+
+	/*
+	 * Entries of a removed cgroup and of a device that is gone: deleted,
+	 * in one batch; the rest stay.
+	 */
+	gone[0] = key(&fx, "/mb/c4", DEV1);
+	gone[1] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/mb/c6"),
+				      .dev = IOLAT_MKDEV(4000U, 9U) };
+	fake_put(&f, &gone[1], &g);
+	iolat_cgroups_tick(&fx.cgs);
+	iolat_cgroups_rmdir(&fx.cgs, gone[0].cgroup_id);
+	fake_map_open(&m, &f, 0);
+	rows = map_rows(&fx, &m, &err);
+	check(!err && fake_find(&f, &gone[0]) < 0 && fake_find(&f, &gone[1]) < 0 &&
+	      fake_live(&f) == 19 && f.batches == 2 && f.singles == 0 && !strstr(rows, "/mb/c4\""),
+	      "maps: a removed cgroup's and a gone device's entries deleted, one batch "
+	      "(%lu batch calls, %zu left)", f.batches, fake_live(&f));
+	iolat_map_free(&m);
+	/* A key gone meanwhile stops the kernel's batch: the rest still go. */
+	{
+		struct iolat_key three[3] = { key(&fx, "/mb/c10", DEV1),
+					      { .cgroup_id = 1, .dev = DEV1 },
+					      key(&fx, "/mb/c12", DEV1) };
+
+		fake_map_open(&m, &f, 0);
+		err = iolat_map_delete(&m, three, 3);
+		check(!err && fake_find(&f, &three[0]) < 0 && fake_find(&f, &three[2]) < 0 &&
+		      fake_live(&f) == 17,
+		      "maps: delete: a key already gone (ENOENT) skipped, the others deleted "
+		      "(%d, %zu left, %lu calls)", err, fake_live(&f), f.batches);
+	}
+	/* Read and delete (the cgroup changes): all taken, map empty. */
+	fake_map_open(&m, &f, 4);
+	err = iolat_map_read(&m, true);
+	check(!err && m.n == 17 && fake_live(&f) == 0 && f.singles == 0,
+	      "maps: read and delete in batches of 4: 17 entries taken, none left (%d, %lu calls)",
+	      err, f.batches);
+	iolat_map_free(&m);
+
+	/*
+	 * The fallback's map (the io.stat mode, the controller's functions
+	 * attached) through the same reader, in batches cut at buckets: each
+	 * entry's delay in its row; the removed cgroup's entry deleted.
+	 */
+	{
+		struct fake_map fd = { .ks = sizeof(struct iolat_key),
+				       .vs = sizeof(struct iolat_delay), .bucket = 2 };
+		struct iolat_delay d = { 0 };
+		struct top_report rep = { .secs = 1, .rows = 1000, .batch = true };
+		const char *json, *row;
+		char want[128];
+		bool rows_ok = true;
+
+		for (i = 1; i <= 5; i++) {
+			snprintf(path, sizeof(path), "/mb/c%d", i);
+			k = i == 4 ? gone[0] : key(&fx, path, DEV1);	/* c4: removed above */
+			d.charged_ns = i * 1000000ULL;
+			d.charges = i;
+			d.paid_ns = i * 500000ULL;
+			d.pays = 1;
+			fake_put(&fd, &k, &d);
+		}
+		fake_map_open(&m, &fd, 3);
+		top_model_free(&fx.m);
+		fx.m.mode = TOP_MODE_IOSTAT;
+		fx.m.fns.attached[IOLAT_FN_ADD_DELAY] = true;
+		fx.m.fns.attached[IOLAT_FN_THROTTLE] = true;
+		top_model_begin(&fx.m, &fx.cgs);
+		err = top_model_add_map(&fx.m, &m, TOP_MAP_DELAYS, &fx.cgs);
+		if (!err)
+			err = top_model_compute(&fx.m, 1);
+		top_model_sort(&fx.m, TOP_SORT_PATH);
+		rep.m = &fx.m;
+		json = render(top_print_json, &rep);
+		for (i = 1; i <= 5; i++) {
+			if (i == 4)
+				continue;
+			snprintf(path, sizeof(path), "/mb/c%d", i);
+			snprintf(want, sizeof(want), "\"delay_charged_ms\":%d.000,"
+				 "\"delay_paid_ms\":%d.%d00,", i, i / 2, i % 2 ? 5 : 0);
+			row = json_row(json, path);
+			if (!strstr(row, want)) {
+				rows_ok = false;
+				fprintf(stderr, "  %s: no %s in %s\n", path, want, row);
+			}
+		}
+		check(!err && rows_ok && fx.m.n == 4 && !strstr(json, "/mb/c4\"") &&
+		      fd.singles == 0 && fd.largest <= 3 && fake_find(&fd, &gone[0]) < 0 &&
+		      fake_live(&fd) == 4,
+		      "maps: the fallback's delays in batches: 4 rows with their delay, the "
+		      "removed cgroup's entry deleted (%d, %zu rows, %lu batch calls, %zu left)",
+		      err, fx.m.n, fd.batches, fake_live(&fd));
+		iolat_map_free(&m);
+	}
+	free(per_key);
+	iolat_sys_block_set(NULL);
+	iolat_dev_cache_reset();
+	fixture_free(&fx);
+}
+
 /* blk_cgroup's parameter read as on, off, unknown; io.pressure parsed. */
 static void test_debug_param(void)
 {
@@ -1716,5 +2182,6 @@ int main(int argc, char **argv)
 	test_fallback_functions();
 	test_fns_check();
 	test_debug_param();
+	test_map_batch();
 	return check_done();
 }
