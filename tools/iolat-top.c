@@ -237,12 +237,12 @@ struct change {
 	struct iolat_cgroup_change c;
 };
 
-/* Parents before children: a cgroup's path is longer than its parent's. */
+/* Parents before children: a cgroup is one level below its parent. */
 static int cmp_change(const void *a, const void *b)
 {
 	const struct change *x = a, *y = b;
 
-	return (int)strlen(x->c.path) - (int)strlen(y->c.path);
+	return (x->c.level > y->c.level) - (x->c.level < y->c.level);
 }
 
 /*
@@ -267,7 +267,7 @@ static int drain_changes(struct change **out, size_t *n)
 	for (i = 0; i < changes_map.n; i++) {
 		memcpy(&v[i].id, (char *)changes_map.keys + i * sizeof(__u64), sizeof(__u64));
 		memcpy(&v[i].c, (char *)changes_map.vals + i * sizeof(v[i].c), sizeof(v[i].c));
-		v[i].c.path[sizeof(v[i].c.path) - 1] = '\0';
+		v[i].c.name[sizeof(v[i].c.name) - 1] = '\0';
 	}
 	*n = changes_map.n;
 	qsort(v, *n, sizeof(*v), cmp_change);
@@ -277,11 +277,13 @@ static int drain_changes(struct change **out, size_t *n)
 
 /*
  * Keep the cgroup tree current without walking it: apply the cgroups the
- * BPF side saw created and removed (cgroup2 only), and read the targets
- * of the new ones (iolatency_target keeps targets current after that).
- * The whole tree is walked at the start, when the BPF map of changes
- * overflowed, when a created cgroup never showed up where its event said
- * it would, and when many removed ones wait to be tidied away.
+ * BPF side saw created and removed (cgroup2 only), by id (a new one
+ * below its parent, by its name: iolat-cgroup.h says why), and read the
+ * targets of the new ones (iolatency_target keeps targets current after
+ * that).  The whole tree is walked at the start, when the BPF map of
+ * changes overflowed, when a created cgroup never showed up below its
+ * parent, and when many removed ones wait to be tidied away; never for a
+ * cgroup outside our view (outside our cgroup namespace).
  */
 static int rescan(struct iolat_top_bpf *obj)
 {
@@ -329,7 +331,8 @@ static int rescan(struct iolat_top_bpf *obj)
 	/* After a walk too: a removal the walk raced with still counts. */
 	for (i = 0; !err && i < n; i++) {
 		int ret = ch[i].c.removed ? iolat_cgroups_rmdir(&cgroups, ch[i].id) :
-			iolat_cgroups_mkdir(&cgroups, ch[i].id, ch[i].c.path);
+			iolat_cgroups_mkdir(&cgroups, ch[i].id, ch[i].c.parent_id,
+					    ch[i].c.name);
 
 		err = ret < 0 ? ret : 0;
 	}

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <signal.h>
 #include <dirent.h>
+#include <ftw.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -711,6 +712,68 @@ static void mv(const char *from, const char *to)
 	}
 }
 
+/* stderr of @fn(@arg) into @said. */
+static int said_by(int (*fn)(void *), void *arg, char *said, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), rc;
+	size_t n;
+
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	rc = fn(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(said, 1, len - 1, tmp);
+	said[n] = '\0';
+	fclose(tmp);
+	return rc;
+}
+
+/*
+ * A fake of the kernel's open_by_handle_at() and /proc/self/fd for the
+ * fake tree: the directory below the root with inode @id, by its
+ * absolute path, as the kernel names it in this mount namespace; "/" for
+ * an id of fake_outside[] (a cgroup above our namespace's root, which
+ * d_path() names "/"), fake_resolve_err when set, and ENOENT (ESTALE)
+ * for an id nowhere.  fake_resolved counts the calls.
+ */
+static __u64 fake_outside[4];
+static int fake_resolve_err;
+static unsigned long fake_resolved;
+static __u64 ftw_id;
+static char ftw_found[8192];
+
+static int ftw_match(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	if (type == FTW_D && st->st_ino == ftw_id) {
+		snprintf(ftw_found, sizeof(ftw_found), "%s", path);
+		return 1;
+	}
+	return 0;
+}
+
+static int fake_resolve(__u64 id, char *abs, size_t size)
+{
+	size_t i;
+
+	fake_resolved++;
+	if (fake_resolve_err)
+		return fake_resolve_err;
+	for (i = 0; i < sizeof(fake_outside) / sizeof(*fake_outside); i++)
+		if (fake_outside[i] && fake_outside[i] == id) {
+			snprintf(abs, size, "/");
+			return 0;
+		}
+	ftw_id = id;
+	if (nftw(root, ftw_match, 16, FTW_PHYS) != 1)
+		return -ENOENT;
+	snprintf(abs, size, "%s", ftw_found);
+	return 0;
+}
+
 /*
  * The tree follows cgroup_mkdir and cgroup_rmdir by id, without a walk.
  * cgroup_mkdir fires before the directory can be seen: the walk missed
@@ -728,6 +791,7 @@ static void test_cgroup_changes(void)
 	int ret, i;
 	bool kept;
 
+	iolat_cgroup_id_resolver_set(fake_resolve);
 	mkcg("/cc");
 	scan(&fx);
 	mkcg("/cc/new");
@@ -735,7 +799,7 @@ static void test_cgroup_changes(void)
 	id = inode_of("/cc/new");
 	mv("/cc/new", "/cc/.not-yet");
 	iolat_cgroups_tick(&fx.cgs);
-	ret = iolat_cgroups_mkdir(&fx.cgs, id, "/cc/new");
+	ret = iolat_cgroups_mkdir(&fx.cgs, id, cgid(&fx.cgs, "/cc"), "new");
 	check(ret == 0, "cgroups: mkdir before its directory is visible: pending (%d)", ret);
 	/* Its map entry is no row, and stays. */
 	top_model_begin(&fx.m, &fx.cgs);
@@ -758,13 +822,20 @@ static void test_cgroup_changes(void)
 	iolat_targets_read_one(&fx.cgs, iolat_cgroups_find(&fx.cgs, id), &fx.targets);
 	check(fx.targets.n == 1 && fx.targets.v[0].us == 2000,
 	      "cgroups: the new cgroup's target read (%zu)", fx.targets.n);
-	/* A child's event before its parent's, both in one batch. */
+	/*
+	 * A child's event before its parent's (the parent's came into the
+	 * map while it was being read): the child is placed by its id, in
+	 * our view below a parent not known yet: pending, and added once
+	 * its parent is.
+	 */
 	mkcg("/cc/p");
 	mkcg("/cc/p/c");
 	pid = inode_of("/cc/p");
 	cid = inode_of("/cc/p/c");
-	iolat_cgroups_mkdir(&fx.cgs, cid, "/cc/p/c");
-	iolat_cgroups_mkdir(&fx.cgs, pid, "/cc/p");
+	ret = iolat_cgroups_mkdir(&fx.cgs, cid, pid, "c");
+	check(ret == 0 && !fx.cgs.stale,
+	      "cgroups: a child before its parent: pending, no walk asked for (%d)", ret);
+	iolat_cgroups_mkdir(&fx.cgs, pid, cgid(&fx.cgs, "/cc"), "p");
 	iolat_cgroups_tick(&fx.cgs);
 	path = iolat_cgroups_path(&fx.cgs, cid);
 	check(path && !strcmp(path, "/cc/p/c") &&
@@ -791,7 +862,7 @@ static void test_cgroup_changes(void)
 	      "cgroups: an unknown id kept %d intervals, then deleted (%d, %s)",
 	      IOLAT_CGROUP_UNKNOWN_TICKS, i, kept ? "kept" : "deleted");
 	/* A mkdir whose directory never shows: the tree is stale, walk it. */
-	iolat_cgroups_mkdir(&fx.cgs, 0x7ffffffff0ULL, "/cc/never");
+	iolat_cgroups_mkdir(&fx.cgs, 0x7ffffffff0ULL, cgid(&fx.cgs, "/cc"), "never");
 	for (i = 0; i < IOLAT_CGROUP_PENDING_TICKS && !fx.cgs.stale; i++)
 		iolat_cgroups_tick(&fx.cgs);
 	check(fx.cgs.stale, "cgroups: a cgroup that never showed up asks for a walk");
@@ -799,7 +870,274 @@ static void test_cgroup_changes(void)
 	check(!fx.cgs.stale && iolat_cgroups_path(&fx.cgs, inode_of("/cc/no-event")) &&
 	      iolat_cgroups_path(&fx.cgs, cid),
 	      "cgroups: the walk finds every cgroup");
+	iolat_cgroup_id_resolver_set(NULL);
 	fixture_free(&fx);
+}
+
+static int mkdir_said(void *arg)
+{
+	const __u64 *a = arg;
+
+	return iolat_cgroups_mkdir((struct iolat_cgroups *)(uintptr_t)a[0], a[1], a[2], "");
+}
+
+/* The host's cgroup2 mount, from /proc/self/mounts; NULL: none. */
+static const char *host_cgroup2(void)
+{
+	static char dir[4096];
+	char line[8192], type[64];
+	FILE *f = fopen("/proc/self/mounts", "r");
+
+	if (!f)
+		return NULL;
+	*dir = '\0';
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %4095s %63s", dir, type) == 2 && !strcmp(type, "cgroup2"))
+			break;
+		else
+			*dir = '\0';
+	fclose(f);
+	return *dir ? dir : NULL;
+}
+
+/*
+ * Inside a cgroup namespace the cgroup2 mount shows the namespace's root
+ * as "/", while the kernel's paths start at the hierarchy's root: the
+ * mkdir record's path ("/outer/ns/a") was looked for at ROOT/outer/ns/a,
+ * never found, and every mkdir ended in a walk of the whole tree 5
+ * intervals later; cgroups outside the namespace too.  Now a new cgroup
+ * is placed below its parent by id, and a parent we cannot see means
+ * "outside": no walk.  The fake tree is the namespace's view.  Paths
+ * past 255 bytes (the record's path was cut there) are whole, from names.
+ */
+static void test_cgroup_namespace(void)
+{
+	struct fixture fx = {};
+	char lname[256], lpath[600], buf[8192], said[1024];
+	struct iolat_key k, pk;
+	struct iolat_group g = { .depth = 4, .has_depth = 1 };
+	struct iolat_parent p = { .culprit_id = 0, .cookie = 999990 };
+	__u64 id, rootid, arg[3];
+	const char *path, *out;
+	struct top_report rep = { .secs = 1, .rows = 100, .batch = true };
+	int ret, i, err;
+
+	iolat_cgroup_id_resolver_set(fake_resolve);
+	scan(&fx);
+	rootid = fx.cgs.v[0].id;
+	/* A child of the namespace's root: the kernel's path would be "/outer/ns/nsa". */
+	mkcg("/nsa");
+	id = inode_of("/nsa");
+	fake_resolved = 0;
+	ret = iolat_cgroups_mkdir(&fx.cgs, id, rootid, "nsa");
+	path = iolat_cgroups_path(&fx.cgs, id);
+	check(ret == 1 && path && !strcmp(path, "/nsa") && !fake_resolved,
+	      "namespace: a new child of our root, by its parent's id: /nsa at once, "
+	      "not opened by id (%d, %s)", ret, path ?: "unknown");
+	/* A cgroup outside the namespace, below a parent we do not see. */
+	fake_outside[0] = 0x7f00000001ULL;
+	fake_outside[1] = 0x7f00000002ULL;
+	ret = iolat_cgroups_mkdir(&fx.cgs, fake_outside[1], fake_outside[0], "elsewhere");
+	check(ret == IOLAT_CGROUP_ELSEWHERE && fx.cgs.npending == 0 && fake_resolved == 1,
+	      "namespace: a cgroup outside our view (its parent unknown, opened by id: "
+	      "outside the mount): not ours, not pending (%d, %zu pending)", ret,
+	      fx.cgs.npending);
+	for (i = 0; i < IOLAT_CGROUP_PENDING_TICKS + 1; i++)
+		iolat_cgroups_tick(&fx.cgs);
+	check(!fx.cgs.stale, "namespace: no walk asked for, %d intervals later",
+	      IOLAT_CGROUP_PENDING_TICKS + 1);
+	/* Removed before we looked (ESTALE): not ours either. */
+	ret = iolat_cgroups_mkdir(&fx.cgs, 0x7f00000003ULL, 0x7f00000004ULL, "gone");
+	check(ret == IOLAT_CGROUP_ELSEWHERE && !fx.cgs.npending,
+	      "namespace: a cgroup already removed: not pending (%d)", ret);
+	/* A record with no name: by its id alone, in our view. */
+	mkcg("/nsa/noname");
+	id = inode_of("/nsa/noname");
+	ret = iolat_cgroups_mkdir(&fx.cgs, id, 0, "");
+	path = iolat_cgroups_path(&fx.cgs, id);
+	check(ret == 1 && path && !strcmp(path, "/nsa/noname") &&
+	      fx.cgs.v[iolat_cgroups_find(&fx.cgs, id)].parent == iolat_cgroups_find(&fx.cgs, inode_of("/nsa")),
+	      "namespace: a record without a name placed by its id, under its parent (%d, %s)",
+	      ret, path ?: "unknown");
+	/* When the kernel cannot open by id (no CAP_DAC_READ_SEARCH): outside, said once. */
+	fake_resolve_err = -EPERM;
+	arg[0] = (uintptr_t)&fx.cgs;
+	arg[1] = 0x7f00000005ULL;
+	arg[2] = 0x7f00000006ULL;
+	ret = said_by(mkdir_said, arg, said, sizeof(said));
+	check(ret == IOLAT_CGROUP_ELSEWHERE && strstr(said, "cannot open cgroups by id") &&
+	      strstr(said, "not permitted"),
+	      "namespace: opening by id refused: taken for outside, said (%d): %s", ret, said);
+	arg[1]++;
+	ret = said_by(mkdir_said, arg, said, sizeof(said));
+	check(ret == IOLAT_CGROUP_ELSEWHERE && !*said, "namespace: ... said once (%d, '%s')",
+	      ret, said);
+	fake_resolve_err = 0;
+
+	/* Names of 250 bytes: paths of 251 and 502 bytes, never cut at 255. */
+	memset(lname, 'a', 250);
+	lname[250] = '\0';
+	snprintf(lpath, sizeof(lpath), "/%s", lname);
+	mkcg(lpath);
+	ret = iolat_cgroups_mkdir(&fx.cgs, inode_of(lpath), rootid, lname);
+	memset(lname, 'b', 250);
+	snprintf(lpath + 251, sizeof(lpath) - 251, "/%s", lname);
+	mkcg(lpath);
+	put_target(lpath, DEV1, 3000);
+	id = inode_of(lpath);
+	lpath[251] = '\0';
+	pk = (struct iolat_key){ .cgroup_id = inode_of(lpath), .dev = DEV1 };
+	lpath[251] = '/';
+	ret = iolat_cgroups_mkdir(&fx.cgs, id, pk.cgroup_id, lname);
+	path = iolat_cgroups_path(&fx.cgs, id);
+	check(ret == 1 && path && strlen(path) == 502 && !strcmp(path, lpath),
+	      "long paths: a 502-byte path whole (%d, %zu bytes)", ret, path ? strlen(path) : 0);
+	/* Its row and a parent's culprit: by id, the whole path. */
+	fx.targets.n = 0;
+	iolat_targets_read(&fx.cgs, &fx.targets);
+	k = (struct iolat_key){ .cgroup_id = id, .dev = DEV1 };
+	p.culprit_id = id;
+	err = interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
+	rep.m = &fx.m;
+	out = render(top_print_json, &rep);
+	snprintf(buf, sizeof(buf), "\"cgroup\":\"%s\"", lpath);
+	check(!err && strstr(out, buf) && strstr(out, "\"target_us\":3000"),
+	      "long paths: its row in JSON, the whole path and its target");
+	snprintf(buf, sizeof(buf), "\"culprit\":\"%s\"", lpath);
+	check(strstr(out, buf) != NULL, "long paths: the parent's culprit, by id, the whole path");
+	fixture_free(&fx);
+
+	/* The path translation of what the kernel names a cgroup by its id. */
+	scan(&fx);
+	mkcg("/nsa/t");
+	fake_resolve_err = 0;
+	err = iolat_cgroup_id_path(inode_of("/nsa/t"), buf, sizeof(buf));
+	check(!err && !strcmp(buf, "/nsa/t"), "by id: ROOT/nsa/t is /nsa/t (%d, %s)", err, buf);
+	err = iolat_cgroup_id_path(fx.cgs.v[0].id, buf, sizeof(buf));
+	check(!err && !strcmp(buf, "/"), "by id: ROOT is / (%d, %s)", err, buf);
+	fixture_free(&fx);
+	iolat_cgroup_id_resolver_set(NULL);
+}
+
+/*
+ * iolat-snoop's paths by id: ours, not the kernel's.  Decisions carry the
+ * kernel's path, from the hierarchy's root and cut at 255 bytes; iolat-snoop
+ * showed that, and for per-bio events and culprits the same learned from
+ * earlier decisions.  Now the cgroup's id places it in our view, once;
+ * the kernel's path only for one that cannot be placed.
+ */
+static void test_names(void)
+{
+	struct iolat_names nm = {};
+	char lname[256], lpath[300], kpath[256];
+	const char *p;
+	__u64 id, lid;
+	unsigned long before;
+
+	iolat_cgroup_id_resolver_set(fake_resolve);
+	mkcg("/nm");
+	id = inode_of("/nm");
+	p = iolat_names_path(&nm, id, "/outer/ns/nm");
+	check(p && !strcmp(p, "/nm"), "names: a decision's cgroup by id, as we see it, "
+	      "not the kernel's /outer/ns/nm (%s)", p ?: "none");
+	before = fake_resolved;
+	p = iolat_names_path(&nm, id, NULL);
+	check(p && !strcmp(p, "/nm") && fake_resolved == before,
+	      "names: a per-bio event's: kept, not opened again (%s)", p ?: "none");
+	memset(lname, 'c', 250);
+	lname[250] = '\0';
+	snprintf(lpath, sizeof(lpath), "/nm/%s", lname);
+	mkcg(lpath);
+	lid = inode_of(lpath);
+	snprintf(kpath, sizeof(kpath), "/outer/ns%.245s", lpath);	/* cut at 255 */
+	p = iolat_names_path(&nm, lid, kpath);
+	check(p && !strcmp(p, lpath), "names: a 254-byte path whole, not the kernel's "
+	      "cut one (%zu bytes)", p ? strlen(p) : 0);
+	fake_outside[2] = 0x7f00000010ULL;
+	p = iolat_names_path(&nm, fake_outside[2], "/outer/other");
+	check(p && !strcmp(p, "/outer/other"),
+	      "names: a cgroup outside our namespace: the kernel's path (%s)", p ?: "none");
+	before = fake_resolved;
+	p = iolat_names_path(&nm, fake_outside[2], NULL);
+	check(!p && fake_resolved == before,
+	      "names: ... without one, none, and not opened again (%s)", p ?: "none");
+	p = iolat_names_path(&nm, 0x7f00000011ULL, NULL);
+	check(!p, "names: a removed cgroup of a per-bio event: none (%s)", p ?: "none");
+	/* The kernel cannot open by id: the tree, walked at most once a second. */
+	fake_resolve_err = -EPERM;
+	mkcg("/nm/w");
+	p = iolat_names_path(&nm, inode_of("/nm/w"), "/outer/ns/nm/w");
+	check(p && !strcmp(p, "/nm/w"), "names: opening by id refused: found in the tree (%s)",
+	      p ?: "none");
+	mkcg("/nm/w2");
+	p = iolat_names_path(&nm, inode_of("/nm/w2"), "/outer/ns/nm/w2");
+	check(p && !strcmp(p, "/outer/ns/nm/w2"),
+	      "names: ... one newer than the walk, within a second: the kernel's (%s)",
+	      p ?: "none");
+	fake_resolve_err = 0;
+	iolat_names_free(&nm);
+	iolat_cgroup_id_resolver_set(NULL);
+}
+
+/* What the translation makes of the kernel's names, and the host's own cgroup2. */
+static const char *resolve_as;
+static int resolve_fixed(__u64 id, char *abs, size_t size)
+{
+	snprintf(abs, size, "%s", resolve_as);
+	return 0;
+}
+
+static void test_cgroup_by_id(void)
+{
+	char buf[8192], fn[8300];
+	__u64 id;
+	const char *cg2;
+	int err;
+
+	mkcg("/byid");
+	id = inode_of("/byid");
+	iolat_cgroup_id_resolver_set(resolve_fixed);
+	snprintf(fn, sizeof(fn), "%s2/byid", root);
+	resolve_as = fn;	/* ROOT2/byid: the root's path is a prefix, not a parent */
+	err = iolat_cgroup_id_path(id, buf, sizeof(buf));
+	check(err == -EXDEV, "by id: ROOT2/byid is outside ROOT (%d)", err);
+	resolve_as = "/";	/* above the mount: d_path() says "/" */
+	err = iolat_cgroup_id_path(id, buf, sizeof(buf));
+	check(err == -EXDEV, "by id: \"/\" (above the mount) is outside (%d)", err);
+	snprintf(fn, sizeof(fn), "%s/byid (deleted)", root);
+	resolve_as = fn;	/* removed: d_path() adds " (deleted)" */
+	err = iolat_cgroup_id_path(id, buf, sizeof(buf));
+	check(err == -ENOENT, "by id: a removed one is gone (%d)", err);
+	snprintf(fn, sizeof(fn), "%s/r", root);
+	resolve_as = fn;	/* another id there (reused name) */
+	err = iolat_cgroup_id_path(id, buf, sizeof(buf));
+	check(err == -ENOENT, "by id: a path whose directory has another id is no answer (%d)",
+	      err);
+	iolat_cgroup_id_resolver_set(NULL);
+
+	/* The kernel's answer on the host's own cgroup2 mount: its root, and no such id. */
+	cg2 = host_cgroup2();
+	if (!cg2) {
+		printf("skip: no cgroup2 mount on this host for open_by_handle_at()\n");
+		return;
+	}
+	iolat_cgroup_root_set(cg2);
+	{
+		struct stat st;
+
+		id = stat(cg2, &st) ? 0 : st.st_ino;
+	}
+	err = iolat_cgroup_id_path(id, buf, sizeof(buf));
+	if (err == -EPERM || err == -EOPNOTSUPP) {
+		printf("skip: open_by_handle_at() on %s: %s\n", cg2, strerror(-err));
+	} else {
+		check(!err && !strcmp(buf, "/"),
+		      "by id, the kernel: %s's root (id %llu) is / (%d, %s)", cg2,
+		      (unsigned long long)id, err, err ? "" : buf);
+		err = iolat_cgroup_id_path(0x7ffffffffffULL, buf, sizeof(buf));
+		check(err == -ENOENT, "by id, the kernel: an id no cgroup has: ENOENT (%d)", err);
+	}
+	iolat_cgroup_root_set(root);
 }
 
 /* -r cuts the rows shown, and the report says how many there were. */
@@ -1873,26 +2211,6 @@ static const char *map_rows(struct fixture *fx, struct iolat_map *m, int *err)
 	return out;
 }
 
-/* stderr of @fn(@arg) into @said. */
-static int said_by(int (*fn)(void *), void *arg, char *said, size_t len)
-{
-	FILE *tmp = tmpfile();
-	int saved = dup(2), rc;
-	size_t n;
-
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
-	rc = fn(arg);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	n = fread(said, 1, len - 1, tmp);
-	said[n] = '\0';
-	fclose(tmp);
-	return rc;
-}
-
 static int read_map(void *m)
 {
 	return iolat_map_read(m, false);
@@ -2173,6 +2491,9 @@ int main(int argc, char **argv)
 	test_interval_view();
 	test_interval_depth();
 	test_cgroup_changes();
+	test_cgroup_namespace();
+	test_cgroup_by_id();
+	test_names();
 	test_preflight();
 	test_dev_partition();
 	test_ticks();
