@@ -749,31 +749,31 @@ int iolat_debug_stats(void)
 
 int iolat_pressure_read(const char *path, double *some, double *full)
 {
-	char fn[PATH_MAX + 64], line[256];
-	int got = 0;
-	FILE *f;
+	char fn[PATH_MAX + 64], buf[512], *line, *save;
+	ssize_t len;
+	int fd, got = 0, err;
 
 	if (!strcmp(path, "/"))
 		return -ENOENT;	/* the root's is /proc/pressure/io: the system's */
 	snprintf(fn, sizeof(fn), "%s%s/io.pressure", iolat_cgroup_root(), path);
-	f = fopen(fn, "r");
-	if (!f)
+	/* open, one read, close: once an interval for every row, no stdio buffer */
+	fd = open(fn, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	err = len < 0 ? -errno : 0;
+	close(fd);
+	/* With psi=0 the file is there and reading it fails (EOPNOTSUPP). */
+	if (err)
+		return err;
+	buf[len] = '\0';
 	/* "some avg10=1.23 avg60=... total=N", then "full ..." */
-	while (fgets(line, sizeof(line), f)) {
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "some avg10=%lf", some) == 1)
 			got |= 1;
 		else if (sscanf(line, "full avg10=%lf", full) == 1)
 			got |= 2;
 	}
-	/* With psi=0 the file is there and reading it fails (EOPNOTSUPP). */
-	if (ferror(f) && got != 3) {
-		int err = -(errno ?: EIO);
-
-		fclose(f);
-		return err;
-	}
-	fclose(f);
 	return got == 3 ? 0 : -ENODATA;
 }
 

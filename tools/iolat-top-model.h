@@ -98,6 +98,12 @@ struct top_prev {
 struct top_model {
 	struct top_row *v;
 	size_t n, cap;
+	/*
+	 * The rows by (device, cgroup) while they are added: an open
+	 * addressing table of index + 1 (0: empty), @nslots a power of two
+	 * at least twice n.  Sorting the rows (top_model_compute()) voids it.
+	 */
+	size_t *slots, nslots;
 	struct top_prev *prev;
 	size_t nprev;
 	const struct iolat_cgroups *cgs;	/* the tree the rows' paths are in */

@@ -2439,6 +2439,115 @@ static void test_map_batch(void)
 	fixture_free(&fx);
 }
 
+static int cmp_rowkey(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->cgid < y->cgid ? -1 : x->cgid > y->cgid;
+}
+
+/*
+ * Thousands of rows: each (device, cgroup) once, found again through the
+ * model's table as it grows (a row per target, then map entries and
+ * io.stat finding the same rows), the culprit by id.  The rows were
+ * searched one by one: 10,000 cgroups cost 100 ms of CPU an interval in
+ * those searches alone (on the host; more under TCG).
+ */
+static void test_many_rows(void)
+{
+	enum { N = 1500 };
+	struct fixture fx = {};
+	static struct iolat_key gk[2 * N / 10];
+	static struct iolat_group g[2 * N / 10];
+	struct iolat_key pk;
+	struct iolat_parent p = { .culprit_id = 0, .cookie = 999990 };
+	struct top_row *sorted, *r;
+	char path[64];
+	size_t i, dups = 0, ng = 0, throttling = 0;
+	int err;
+
+	mkcg("/many");
+	for (i = 1; i <= N; i++) {
+		snprintf(path, sizeof(path), "/many/g%zu", i);
+		mkcg(path);
+		put_target(path, DEV1, 1000 + i);
+		if (i % 10 == 0) {
+			snprintf(path, sizeof(path), "/many/g%zu/io.stat", i);
+			put(path, "%s", iostat_line(DEV1, 4096 * i, i, NULL));
+		}
+	}
+	put("/many/io.stat", "%s", iostat_line(DEV1, 4096, 1, NULL));
+	scan(&fx);
+	fixture_filter(&fx, "^/many");	/* the other tests' cgroups did IO too */
+	for (i = 10; i <= N; i += 10) {
+		snprintf(path, sizeof(path), "/many/g%zu", i);
+		gk[ng] = key(&fx, path, DEV1);
+		g[ng++] = (struct iolat_group){ .depth = IOLAT_DEPTH_MAX, .windows = i };
+		gk[ng] = key(&fx, path, DEV2);
+		g[ng++] = (struct iolat_group){ .depth = 2, .has_depth = 1 };
+	}
+	pk = key(&fx, "/many", DEV1);
+	p.culprit_id = cgid(&fx.cgs, "/many/g30");
+	err = interval(&fx, gk, g, ng, &pk, &p, 1, 1);
+	sorted = malloc(fx.m.n * sizeof(*sorted));
+	memcpy(sorted, fx.m.v, fx.m.n * sizeof(*sorted));
+	qsort(sorted, fx.m.n, sizeof(*sorted), cmp_rowkey);
+	for (i = 1; i < fx.m.n; i++)
+		dups += !cmp_rowkey(&sorted[i - 1], &sorted[i]);
+	free(sorted);
+	for (i = 0; i < fx.m.n; i++)
+		throttling += !strcmp(fx.m.v[i].state, "throttling");
+	check(!err && fx.m.n == N + N / 10 + 1 && !dups,
+	      "many rows: %d targets, %d entries on a second device, a parent: %zu rows, "
+	      "%zu twice (want %d, 0)", N, N / 10, fx.m.n, dups, N + N / 10 + 1);
+	r = row(&fx.m, DEV1, "/many/g30");
+	check(r && !strcmp(r->state, "throttling") && throttling == 1 && r->has_group &&
+	      r->target_us == 1030 && r->g.windows == 30,
+	      "many rows: the culprit's row found by id, its target and entry on it (%s, %zu)",
+	      r ? r->state : "no row", throttling);
+	put("/many/g1500/io.stat", "%s", iostat_line(DEV1, 4096 * 1500 + 4096 * 50, 1550, NULL));
+	err = interval(&fx, gk, g, ng, &pk, &p, 1, 1);
+	r = row(&fx.m, DEV1, "/many/g1500");
+	check(!err && fx.m.n == N + N / 10 + 1 && r && r->iops == 50,
+	      "many rows: the next interval, the same rows, a rate against the last (%.1f IOPS)",
+	      r ? r->iops : -1);
+	/*
+	 * -P's io.pressure, a cgroup's whatever the device: once for each
+	 * cgroup, its two rows far apart (sorted by depth), found by a table
+	 * of ids where a search through the rows before each was quadratic.
+	 */
+	{
+		struct top_report rep = { .m = &fx.m, .secs = 1, .rows = 100000, .batch = true,
+					  .time = 1764763200.5 };
+		const char *prom, *a;
+		size_t lines = 0, twice = 0;
+		char want[128];
+
+		for (i = 5; i <= N; i += 5) {
+			snprintf(path, sizeof(path), "/many/g%zu/io.pressure", i);
+			put(path, "some avg10=%zu.00 avg60=0.00 avg300=0.00 total=1\n"
+			    "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n", i % 100);
+		}
+		top_model_add_pressure(&fx.m);
+		top_model_sort(&fx.m, TOP_SORT_DEPTH);
+		prom = render(top_print_prom, &rep);
+		for (a = prom; (a = strstr(a, "\niolat_io_pressure_some_ratio{")); a++)
+			lines++;
+		for (i = 10; i <= N; i += 10) {
+			snprintf(want, sizeof(want), "iolat_io_pressure_some_ratio{cgroup=\"/many/g%zu\"}", i);
+			a = strstr(prom, want);
+			twice += !a || strstr(a + 1, want);
+		}
+		snprintf(want, sizeof(want), "iolat_io_pressure_some_ratio{cgroup=\"/many/g1250\"} 0.5\n");
+		check(lines == N / 5 && !twice && strstr(prom, want),
+		      "many rows: -P's io.pressure once per cgroup: %zu lines for %d cgroups, "
+		      "%zu of those with two rows not once", lines, N / 5, twice);
+	}
+	fixture_free(&fx);
+}
+
 /* blk_cgroup's parameter read as on, off, unknown; io.pressure parsed. */
 static void test_debug_param(void)
 {
@@ -2504,5 +2613,6 @@ int main(int argc, char **argv)
 	test_fns_check();
 	test_debug_param();
 	test_map_batch();
+	test_many_rows();
 	return check_done();
 }
