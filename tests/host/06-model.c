@@ -1128,7 +1128,8 @@ static void test_cgroup_by_id(void)
 		id = stat(cg2, &st) ? 0 : st.st_ino;
 	}
 	err = iolat_cgroup_id_path(id, buf, sizeof(buf));
-	if (err == -EPERM || err == -EOPNOTSUPP) {
+	/* Not for want of a right answer: no handles here, or not allowed. */
+	if (err == -EPERM || err == -EACCES || err == -EOPNOTSUPP || err == -ENOSYS) {
 		printf("skip: open_by_handle_at() on %s: %s\n", cg2, strerror(-err));
 	} else {
 		check(!err && !strcmp(buf, "/"),
