@@ -27,9 +27,10 @@ static __always_inline void count_lost(void)
  * Every kernel struct field the programs read is read here, and nowhere
  * else: the tracepoints hand over a blkg, a disk or a cgroup, and these
  * helpers turn them into the ids the maps and records carry.  The fields
- * (blkcg_gq.q and .blkcg, blkcg.css, cgroup_subsys_state.cgroup,
- * cgroup.kn and .root, kernfs_node.id, cgroup_root.hierarchy_id,
- * request_queue.disk, gendisk.major and .first_minor) have the same names
+ * (blkcg_gq.q and .blkcg, blkcg.css, cgroup_subsys_state.cgroup and
+ * .parent, cgroup.kn, .root, .self and .level, kernfs_node.id and .name,
+ * cgroup_root.hierarchy_id, request_queue.disk, gendisk.major and
+ * .first_minor) have the same names
  * and types in 6.1 and 6.12, only some of their offsets differ, and
  * BPF_CORE_READ's relocations take care of offsets.  The iolatency
  * tracepoints' arguments and struct iolatency_window_info are the
@@ -55,6 +56,28 @@ static __always_inline __u32 disk_dev(struct gendisk *disk)
 static __always_inline __u64 cgroup_id_of(struct cgroup *cgrp)
 {
 	return BPF_CORE_READ(cgrp, kn, id);
+}
+
+/* The id of @cgrp's parent; 0 for a hierarchy's root. */
+static __always_inline __u64 cgroup_parent_id(struct cgroup *cgrp)
+{
+	struct cgroup_subsys_state *parent = BPF_CORE_READ(cgrp, self.parent);
+
+	return parent ? cgroup_id_of(BPF_CORE_READ(parent, cgroup)) : 0;
+}
+
+/* How deep @cgrp is below its hierarchy's root (the root: 0). */
+static __always_inline __u32 cgroup_level_of(struct cgroup *cgrp)
+{
+	return BPF_CORE_READ(cgrp, level);
+}
+
+/* @cgrp's directory name into @buf; NAME_MAX + 1 bytes hold any. */
+static __always_inline void cgroup_name_of(struct cgroup *cgrp, char *buf,
+					   __u32 size)
+{
+	if (bpf_probe_read_kernel_str(buf, size, BPF_CORE_READ(cgrp, kn, name)) < 0)
+		buf[0] = '\0';
 }
 
 /* cgroup2's hierarchy is 0; v1 hierarchies have io.latency nowhere. */

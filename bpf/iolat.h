@@ -120,14 +120,21 @@ struct iolat_group {
 
 /*
  * A cgroup2 cgroup created or removed since the front-end last looked,
- * keyed by its id; the last of its events wins.
+ * keyed by its id; the last of its events wins.  A new cgroup is told by
+ * its parent's id and its own name, not by the path the tracepoint
+ * carries: that path starts at the hierarchy's root, where a front-end
+ * in a cgroup namespace sees its namespace's root, and it would be cut
+ * at IOLAT_PATH_LEN.  A name is a directory entry, NAME_MAX bytes at
+ * most: never cut.
  */
 #define IOLAT_MAX_CGROUP_CHANGES 4096
+#define IOLAT_NAME_LEN		256	/* NAME_MAX + 1 */
 
 struct iolat_cgroup_change {
+	__u64 parent_id;		/* mkdir: the parent's cgroup id */
 	__u32 removed;			/* 0: cgroup_mkdir, 1: cgroup_rmdir */
-	__u32 pad;
-	char path[IOLAT_PATH_LEN];	/* mkdir's, from the root of cgroup2 */
+	__u32 level;			/* mkdir: depth below cgroup2's root */
+	char name[IOLAT_NAME_LEN];	/* mkdir: its directory's name */
 };
 
 /* A parent whose children's scale cookie moved. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "iolat.h"
 #include "iolat-cgroup.h"
@@ -39,6 +40,106 @@ const char *iolat_cgroup_root(void)
 		}
 	endmntent(f);
 	return cg_root;
+}
+
+/* Is ROOT@path a directory with id @id? */
+static bool dir_has_id(const char *path, __u64 id)
+{
+	char fn[PATH_MAX + 64];
+	struct stat st;
+
+	snprintf(fn, sizeof(fn), "%s%s", iolat_cgroup_root(), strcmp(path, "/") ? path : "");
+	return !stat(fn, &st) && S_ISDIR(st.st_mode) && st.st_ino == id;
+}
+
+#ifndef FILEID_KERNFS
+#define FILEID_KERNFS 0xfe	/* include/linux/exportfs.h: a kernfs node's u64 id */
+#endif
+
+/*
+ * open_by_handle_at() on the mount, and what /proc/self/fd says of it.
+ * An answer that holds for every id (ENOSYS: no CONFIG_FHANDLE; EPERM:
+ * no CAP_DAC_READ_SEARCH; EOPNOTSUPP, EINVAL: no kernfs handles) is kept
+ * and given again without asking.
+ */
+static int handle_path(__u64 id, char *abs, size_t size)
+{
+	static int mount_fd = -1, unable;
+	static char mount_root[PATH_MAX];
+	struct {
+		struct file_handle fh;
+		__u64 id;
+	} h;
+	char link[64];
+	ssize_t len;
+	int fd, err;
+
+	if (mount_fd < 0 || strcmp(mount_root, iolat_cgroup_root())) {
+		if (mount_fd >= 0)
+			close(mount_fd);
+		snprintf(mount_root, sizeof(mount_root), "%s", iolat_cgroup_root());
+		mount_fd = open(mount_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (mount_fd < 0)
+			return -errno;
+	}
+	if (unable)
+		return unable;
+	h.fh.handle_bytes = sizeof(h.id);
+	h.fh.handle_type = FILEID_KERNFS;
+	h.id = id;
+	fd = open_by_handle_at(mount_fd, &h.fh, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOSYS || errno == EPERM || errno == EOPNOTSUPP || errno == EINVAL)
+			unable = -errno;
+		return errno == ESTALE ? -ENOENT : -errno;	/* ESTALE: no such id */
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, abs, size - 1);
+	err = len < 0 ? -errno : (size_t)len >= size - 1 ? -ENAMETOOLONG : 0;
+	close(fd);
+	if (!err)
+		abs[len] = '\0';
+	return err;
+}
+
+static int (*id_resolver)(__u64 id, char *abs, size_t size) = handle_path;
+
+void iolat_cgroup_id_resolver_set(int (*fn)(__u64 id, char *abs, size_t size))
+{
+	id_resolver = fn ?: handle_path;
+}
+
+/*
+ * @abs, a path as this process sees it, to one in the tree: the mount's
+ * path taken off ("/sys/fs/cgroup/a/b" to "/a/b").  A directory outside
+ * the mount (above a cgroup namespace's root) is named "/" by the kernel
+ * (d_path() of a dentry that escaped its mount): -EXDEV.
+ */
+static int view_path(const char *abs, char *buf, size_t size)
+{
+	const char *root = iolat_cgroup_root();
+	size_t n = strlen(root);
+
+	while (n && root[n - 1] == '/')
+		n--;		/* "/": n 0 */
+	if (strncmp(abs, root, n) || (abs[n] && abs[n] != '/'))
+		return -EXDEV;
+	if (snprintf(buf, size, "%s", abs[n] ? abs + n : "/") >= (int)size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int iolat_cgroup_id_path(__u64 id, char *buf, size_t size)
+{
+	char abs[PATH_MAX];
+	int err = id_resolver(id, abs, sizeof(abs));
+
+	if (!err)
+		err = view_path(abs, buf, size);
+	if (err)
+		return err;
+	/* Removed since (d_path adds " (deleted)"), or another id there. */
+	return dir_has_id(buf, id) ? 0 : -ENOENT;
 }
 
 static int cgroups_add(struct iolat_cgroups *cgs, __u64 id, const char *path,
@@ -130,7 +231,7 @@ void iolat_cgroups_free(struct iolat_cgroups *cgs)
 
 	tree_free(cgs);
 	for (i = 0; i < cgs->npending; i++)
-		free(cgs->pending[i].path);
+		free(cgs->pending[i].name);
 	free(cgs->pending);
 	free(cgs->removed);
 	free(cgs->unknown);
@@ -213,7 +314,7 @@ long iolat_cgroups_find(const struct iolat_cgroups *cgs, __u64 id)
 
 static void pending_drop(struct iolat_cgroups *cgs, size_t i)
 {
-	free(cgs->pending[i].path);
+	free(cgs->pending[i].name);
 	cgs->pending[i] = cgs->pending[--cgs->npending];
 }
 
@@ -255,37 +356,13 @@ static struct iolat_cgroup_seen *seen_find(struct iolat_cgroup_seen *v, size_t n
 	return NULL;
 }
 
-/*
- * Add cgroup @id at @path if its directory is there with that id and its
- * parent is known: 1 added (or known already), 0 not (yet), -errno.
- */
-static int try_add(struct iolat_cgroups *cgs, __u64 id, const char *path)
+/* Insert cgroup @id at @path below index @parent; @pos: its place in by_id. */
+static int insert(struct iolat_cgroups *cgs, size_t pos, __u64 id, const char *path,
+		  long parent)
 {
-	char fn[PATH_MAX + 64], *slash;
-	struct stat st;
-	long parent = 0;
-	size_t pos, *nb;
-	bool found;
+	size_t *nb = realloc(cgs->by_id, (cgs->n + 1) * sizeof(*nb));	/* nlive <= n */
 	int err;
 
-	pos = by_id_pos(cgs, id, &found);
-	if (found)
-		return 1;
-	if (!cgs->n || path[0] != '/' || !path[1])
-		return 0;
-	snprintf(fn, sizeof(fn), "%s%s", iolat_cgroup_root(), path);
-	if (stat(fn, &st) || !S_ISDIR(st.st_mode) || st.st_ino != id)
-		return 0;	/* not visible yet, or gone again */
-	slash = strrchr(fn, '/');
-	if (slash - fn > (long)strlen(iolat_cgroup_root())) {
-		*slash = '\0';
-		if (stat(fn, &st))
-			return 0;
-		parent = iolat_cgroups_find(cgs, st.st_ino);
-		if (parent < 0)
-			return 0;	/* its parent is pending too */
-	}
-	nb = realloc(cgs->by_id, (cgs->n + 1) * sizeof(*nb));	/* nlive <= n */
 	if (!nb)
 		return -ENOMEM;
 	cgs->by_id = nb;
@@ -299,10 +376,85 @@ static int try_add(struct iolat_cgroups *cgs, __u64 id, const char *path)
 	return 1;
 }
 
-int iolat_cgroups_mkdir(struct iolat_cgroups *cgs, __u64 id, const char *path)
+/*
+ * A new cgroup whose parent the tree does not know: placed by its id
+ * alone.  Outside our view, or gone: IOLAT_CGROUP_ELSEWHERE.  When the
+ * kernel cannot tell (no CAP_DAC_READ_SEARCH, no file handles): taken to
+ * be outside too, since every cgroup in our view was walked or had an
+ * event, and said once.  In our view after all, below a parent the tree
+ * does not know yet (its event not read yet: it came while we read the
+ * map): 0, pending, and a walk if that parent never comes.
+ */
+static int try_add_by_id(struct iolat_cgroups *cgs, size_t pos, __u64 id)
+{
+	static bool told;
+	char path[PATH_MAX], *slash;
+	struct stat st;
+	char fn[PATH_MAX + 64];
+	long parent = 0;
+	int err = iolat_cgroup_id_path(id, path, sizeof(path));
+
+	if (err == -EXDEV || err == -ENOENT)
+		return IOLAT_CGROUP_ELSEWHERE;
+	if (err) {
+		if (!told)
+			fprintf(stderr, "%s: cannot open cgroups by id (%s): a new cgroup "
+				"whose parent is not known is taken to be outside this "
+				"cgroup namespace\n", program_invocation_short_name,
+				strerror(-err));
+		told = true;
+		return IOLAT_CGROUP_ELSEWHERE;
+	}
+	if (!strcmp(path, "/"))
+		return IOLAT_CGROUP_ELSEWHERE;	/* the root: never new */
+	slash = strrchr(path, '/');
+	if (slash != path) {
+		snprintf(fn, sizeof(fn), "%s%.*s", iolat_cgroup_root(), (int)(slash - path), path);
+		parent = stat(fn, &st) ? -1 : iolat_cgroups_find(cgs, st.st_ino);
+	}
+	if (parent < 0)
+		return 0;
+	return insert(cgs, pos, id, path, parent);
+}
+
+/*
+ * Add cgroup @id, named @name below @parent_id: 1 added (or known
+ * already), 0 not (yet), IOLAT_CGROUP_ELSEWHERE, -errno.
+ */
+static int try_add(struct iolat_cgroups *cgs, __u64 id, __u64 parent_id,
+		   const char *name)
+{
+	char path[PATH_MAX];
+	long parent = -1;
+	size_t pos;
+	bool found;
+
+	pos = by_id_pos(cgs, id, &found);
+	if (found)
+		return 1;
+	if (!cgs->n)
+		return 0;
+	/* A name that cannot be one (an empty record): by the id alone. */
+	if (name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, ".."))
+		parent = iolat_cgroups_find(cgs, parent_id);
+	if (parent >= 0) {
+		if (snprintf(path, sizeof(path), "%s/%s", parent ? cgs->v[parent].path : "",
+			     name) >= (int)sizeof(path))
+			return IOLAT_CGROUP_ELSEWHERE;	/* past PATH_MAX: cannot be opened */
+		if (!dir_has_id(path, id))
+			return 0;	/* not visible yet, or gone again */
+		return insert(cgs, pos, id, path, parent);
+	}
+	if (name[0] && pending_find(cgs, parent_id) >= 0)
+		return 0;	/* its parent is pending too */
+	return try_add_by_id(cgs, pos, id);
+}
+
+int iolat_cgroups_mkdir(struct iolat_cgroups *cgs, __u64 id, __u64 parent_id,
+			const char *name)
 {
 	struct iolat_cgroup_pending *p;
-	int ret = try_add(cgs, id, path);
+	int ret = try_add(cgs, id, parent_id, name);
 
 	if (ret || pending_find(cgs, id) >= 0)
 		return ret;
@@ -316,10 +468,11 @@ int iolat_cgroups_mkdir(struct iolat_cgroups *cgs, __u64 id, const char *path)
 		cgs->cappending = cap;
 	}
 	p = &cgs->pending[cgs->npending];
-	p->path = strdup(path);
-	if (!p->path)
+	p->name = strdup(name);
+	if (!p->name)
 		return -ENOMEM;
 	p->id = id;
+	p->parent_id = parent_id;
 	p->since = cgs->tick;
 	cgs->npending++;
 	return 0;
@@ -355,15 +508,14 @@ int iolat_cgroups_tick(struct iolat_cgroups *cgs)
 		if (cgs->tick - cgs->unknown[i].since <= IOLAT_CGROUP_UNKNOWN_TICKS + 1)
 			cgs->unknown[j++] = cgs->unknown[i];
 	cgs->nunknown = j;
-	/* Parents first: a shorter path cannot be below a longer one. */
 	for (i = 0; i < cgs->npending; ) {
 		struct iolat_cgroup_pending *p = &cgs->pending[i];
 
-		ret = try_add(cgs, p->id, p->path);
+		ret = try_add(cgs, p->id, p->parent_id, p->name);
 		if (ret < 0)
 			return ret;
 		if (ret) {
-			added++;
+			added += ret == 1;
 			pending_drop(cgs, i);
 			i = 0;		/* a child may wait for this one */
 			continue;
@@ -406,6 +558,97 @@ const char *iolat_cgroups_path(const struct iolat_cgroups *cgs, __u64 id)
 	long i = iolat_cgroups_find(cgs, id);
 
 	return i >= 0 ? cgs->v[i].path : NULL;
+}
+
+static struct iolat_name *name_slot(struct iolat_names *nm, __u64 id)
+{
+	size_t i = (id * 0x9e3779b97f4a7c15ULL) & (nm->cap - 1);
+
+	while (nm->v[i].id && nm->v[i].id != id)
+		i = (i + 1) & (nm->cap - 1);
+	return &nm->v[i];
+}
+
+/* Keep @path for @id: its slot, or NULL (out of memory, or full). */
+static struct iolat_name *name_put(struct iolat_names *nm, __u64 id, const char *path)
+{
+	struct iolat_name *n;
+
+	if (nm->n * 2 >= nm->cap) {
+		size_t cap = nm->cap ? nm->cap * 2 : 1024, i;
+		struct iolat_name *old = nm->v, *v;
+
+		if (nm->n >= IOLAT_NAMES_MAX || !(v = calloc(cap, sizeof(*v))))
+			return NULL;
+		nm->v = v;
+		nm->cap = cap;
+		for (i = 0; old && i < cap / 2; i++)
+			if (old[i].id)
+				*name_slot(nm, old[i].id) = old[i];
+		free(old);
+	}
+	n = name_slot(nm, id);
+	if (n->id)
+		return n;
+	n->path = strdup(path);
+	if (!n->path)
+		return NULL;
+	n->id = id;
+	nm->n++;
+	return n;
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+const char *iolat_names_path(struct iolat_names *nm, __u64 id, const char *kpath)
+{
+	static char buf[PATH_MAX];
+	const char *path = NULL;
+	struct iolat_name *n;
+	int err;
+
+	if (kpath && !*kpath)
+		kpath = NULL;
+	if (!id)
+		return NULL;
+	if (nm->cap && (n = name_slot(nm, id))->id)
+		return *n->path ? n->path : kpath;
+	err = iolat_cgroup_id_path(id, buf, sizeof(buf));
+	nm->opened++;
+	if (!err) {
+		path = buf;
+	} else if (err != -ENOENT && err != -EXDEV) {
+		/* The kernel cannot tell by the id: the tree; not kept, it changes. */
+		path = iolat_cgroups_path(&nm->tree, id);
+		if (!path && (!nm->tree_at || mono_now() - nm->tree_at >= 1)) {
+			nm->tree_at = mono_now();
+			if (!iolat_cgroups_scan(&nm->tree))
+				path = iolat_cgroups_path(&nm->tree, id);
+		}
+		return path ?: kpath;
+	}
+	/* Placed, or known not to be: removed, outside our namespace. */
+	n = name_put(nm, id, path ?: "");
+	if (n)
+		return *n->path ? n->path : kpath;
+	return path ?: kpath;
+}
+
+void iolat_names_free(struct iolat_names *nm)
+{
+	size_t i;
+
+	for (i = 0; i < nm->cap; i++)
+		free(nm->v[i].path);
+	free(nm->v);
+	iolat_cgroups_free(&nm->tree);
+	memset(nm, 0, sizeof(*nm));
 }
 
 int iolat_iostat_read(const char *path, char *buf, size_t size)
@@ -506,31 +749,31 @@ int iolat_debug_stats(void)
 
 int iolat_pressure_read(const char *path, double *some, double *full)
 {
-	char fn[PATH_MAX + 64], line[256];
-	int got = 0;
-	FILE *f;
+	char fn[PATH_MAX + 64], buf[512], *line, *save;
+	ssize_t len;
+	int fd, got = 0, err;
 
 	if (!strcmp(path, "/"))
 		return -ENOENT;	/* the root's is /proc/pressure/io: the system's */
 	snprintf(fn, sizeof(fn), "%s%s/io.pressure", iolat_cgroup_root(), path);
-	f = fopen(fn, "r");
-	if (!f)
+	/* open, one read, close: once an interval for every row, no stdio buffer */
+	fd = open(fn, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	err = len < 0 ? -errno : 0;
+	close(fd);
+	/* With psi=0 the file is there and reading it fails (EOPNOTSUPP). */
+	if (err)
+		return err;
+	buf[len] = '\0';
 	/* "some avg10=1.23 avg60=... total=N", then "full ..." */
-	while (fgets(line, sizeof(line), f)) {
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "some avg10=%lf", some) == 1)
 			got |= 1;
 		else if (sscanf(line, "full avg10=%lf", full) == 1)
 			got |= 2;
 	}
-	/* With psi=0 the file is there and reading it fails (EOPNOTSUPP). */
-	if (ferror(f) && got != 3) {
-		int err = -(errno ?: EIO);
-
-		fclose(f);
-		return err;
-	}
-	fclose(f);
 	return got == 3 ? 0 : -ENODATA;
 }
 

@@ -26,6 +26,22 @@ struct iolat_cgroup {
  * Between walks the tree follows the kernel's cgroup_mkdir and
  * cgroup_rmdir events, by id: a new cgroup is appended (after its
  * parent, so parents still come first), a removed one marked gone.
+ *
+ * A new cgroup comes as its id, its parent's id and its name, and its
+ * path is its parent's path in our tree and the name, whatever root the
+ * kernel's paths start at: inside a cgroup namespace the cgroup2 mount
+ * shows the namespace's root, while the tracepoint's path starts at the
+ * hierarchy's, and that path is cut at 255 bytes in the BPF record; a
+ * name is never cut (NAME_MAX), and ids are the same in every namespace.
+ * One stat() checks the directory is there with that id.  A parent the
+ * tree does not know, and that is not pending itself, is outside our
+ * view (a cgroup outside our namespace's root: everything inside was
+ * walked or had an event); iolat_cgroup_id_path() asks the kernel to
+ * make sure, by the id alone.  Why not that for every cgroup: opening a
+ * cgroup by its handle makes the kernel look its directory up, reading
+ * through its parent's directory (exportfs' reconnect) when it has no
+ * dentry cached, which with 10,000 siblings is 10,000 entries a cgroup.
+ *
  * cgroup_mkdir fires before the directory can be seen, so a new cgroup
  * not visible yet is pending and tried again at each tick.  An id that
  * map entries name but the tree does not know is kept a few ticks before
@@ -41,8 +57,8 @@ struct iolat_cgroups {
 	size_t nlive;		/* entries of by_id */
 	unsigned long tick;
 	struct iolat_cgroup_pending {
-		__u64 id;
-		char *path;
+		__u64 id, parent_id;
+		char *name;
 		unsigned long since;	/* tick */
 	} *pending;
 	size_t npending, cappending;
@@ -68,10 +84,14 @@ int iolat_cgroups_scan(struct iolat_cgroups *cgs);
  */
 int iolat_cgroups_tick(struct iolat_cgroups *cgs);
 /*
- * cgroup_mkdir of @id at @path (the cgroup2 path, "/a/b"): added if its
- * directory is there with that id (1), else pending (0); -errno.
+ * cgroup_mkdir of @id, named @name, below cgroup @parent_id: added when
+ * its directory is there with that id (1), pending when not yet or when
+ * its parent is pending (0), IOLAT_CGROUP_ELSEWHERE when it is not in
+ * our view (outside our cgroup namespace, or removed already); -errno.
  */
-int iolat_cgroups_mkdir(struct iolat_cgroups *cgs, __u64 id, const char *path);
+#define IOLAT_CGROUP_ELSEWHERE 2
+int iolat_cgroups_mkdir(struct iolat_cgroups *cgs, __u64 id, __u64 parent_id,
+			const char *name);
 /* cgroup_rmdir of @id: marked gone. */
 int iolat_cgroups_rmdir(struct iolat_cgroups *cgs, __u64 id);
 /*
@@ -87,6 +107,52 @@ long iolat_cgroups_find(const struct iolat_cgroups *cgs, __u64 id);
 const char *iolat_cgroups_path(const struct iolat_cgroups *cgs, __u64 id);
 void iolat_cgroups_free(struct iolat_cgroups *cgs);
 
+/*
+ * The path in our tree ("/a/b") of cgroup @id, from the id alone: a
+ * cgroup2 directory's file handle is its id (kernfs, FILEID_KERNFS), so
+ * open_by_handle_at() on the mount opens it and /proc/self/fd names it
+ * as this process sees it; the mount's path is taken off, and a stat()
+ * checks the id.  0; -ENOENT: no such cgroup (removed); -EXDEV: not below
+ * the mount (outside our cgroup namespace); another -errno when it
+ * cannot be told (-EPERM without CAP_DAC_READ_SEARCH, -EOPNOTSUPP).
+ */
+int iolat_cgroup_id_path(__u64 id, char *buf, size_t size);
+/*
+ * Tests: @fn stands in for open_by_handle_at() and the readlink of
+ * /proc/self/fd, giving @id's path as the kernel would (absolute, "/"
+ * for a directory outside the mount) or -errno.  NULL: the kernel again.
+ */
+void iolat_cgroup_id_resolver_set(int (*fn)(__u64 id, char *abs, size_t size));
+
+/*
+ * Cgroup paths by id for a reader of events (iolat-snoop), as this
+ * process sees them: rooted at its cgroup namespace's root, and whole.
+ * An id seen for the first time is opened by its id
+ * (iolat_cgroup_id_path()) and kept; when the kernel cannot open by id
+ * (no CAP_DAC_READ_SEARCH) the tree is walked instead, at most once a
+ * second.  The path an event carries (@kpath: the kernel's, from the
+ * hierarchy's root, cut at 255 bytes) is used only for a cgroup that
+ * cannot be placed so: removed, or outside our cgroup namespace.
+ */
+#define IOLAT_NAMES_MAX 65536
+
+struct iolat_names {
+	struct iolat_name {
+		__u64 id;
+		char *path;	/* "": not in our view */
+	} *v;
+	size_t n, cap;		/* cap: 0 or a power of two */
+	struct iolat_cgroups tree;
+	double tree_at;		/* CLOCK_MONOTONIC s of the last walk; 0: none */
+	unsigned long opened;	/* ids looked up by iolat_cgroup_id_path() */
+};
+
+/*
+ * The path of cgroup @id, @kpath (NULL: none) as above, or NULL: 0, or
+ * not placed and no @kpath.  Valid until the next call.
+ */
+const char *iolat_names_path(struct iolat_names *nm, __u64 id, const char *kpath);
+void iolat_names_free(struct iolat_names *nm);
 
 /*
  * io.stat of one cgroup on one device.  The rest but the byte and IO

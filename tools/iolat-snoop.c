@@ -141,91 +141,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/*
- * Cgroup paths by id.  Decisions carry the kernel's path, and each one
- * teaches this table; per-bio events and culprits carry only an id, looked
- * up here first, so that they read like the decisions (the kernel's paths
- * start at the hierarchy's root, the mount's may not inside a cgroup
- * namespace), then in the cgroup tree, walked again at most once a second.
- */
-#define NAMES_MAX 65536
-static struct name {
-	__u64 id;
-	char *path;
-} *names;
-static size_t names_n, names_cap;	/* cap: a power of two */
-static struct iolat_cgroups tree;
-static double tree_mono = -1;
-
-static struct name *name_slot(__u64 id)
-{
-	size_t i = (id * 0x9e3779b97f4a7c15ULL) & (names_cap - 1);
-
-	while (names[i].id && names[i].id != id)
-		i = (i + 1) & (names_cap - 1);
-	return &names[i];
-}
-
-static void name_learn(__u64 id, const char *path)
-{
-	struct name *n;
-
-	if (!id || !path[0])
-		return;
-	if (names_n * 2 >= names_cap) {
-		size_t cap = names_cap ? names_cap * 2 : 1024, i;
-		struct name *old = names, *v;
-
-		if (names_n >= NAMES_MAX || !(v = calloc(cap, sizeof(*v))))
-			return;
-		names = v;
-		names_cap = cap;
-		for (i = 0; old && i < cap / 2; i++)
-			if (old[i].id)
-				*name_slot(old[i].id) = old[i];
-		free(old);
-	}
-	n = name_slot(id);
-	if (n->id && !strcmp(n->path, path))
-		return;
-	free(n->path);
-	n->path = strdup(path);
-	if (!n->path) {
-		n->id = 0;
-		return;
-	}
-	if (!n->id)
-		names_n++;
-	n->id = id;
-}
-
-static void names_free(void)
-{
-	size_t i;
-
-	for (i = 0; i < names_cap; i++)
-		free(names[i].path);
-	free(names);
-	iolat_cgroups_free(&tree);
-}
-
-/* The path of cgroup @id, NULL if unknown (0, or gone before we looked). */
-static const char *cgroup_path(__u64 id)
-{
-	const char *path;
-
-	if (!id)
-		return NULL;
-	if (names_cap && name_slot(id)->id)
-		return name_slot(id)->path;
-	path = iolat_cgroups_path(&tree, id);
-	if (!path && iolat_mono() - tree_mono >= 1) {
-		tree_mono = iolat_mono();
-		if (!iolat_cgroups_scan(&tree))
-			path = iolat_cgroups_path(&tree, id);
-	}
-	return path;
-}
+/* Cgroup paths by id, as we see them (iolat-cgroup.h). */
+static struct iolat_names names;
 
 static bool has_culprit(__u32 type)
 {
@@ -248,18 +165,17 @@ static int handle_event(void *ctx, void *data, size_t len)
 	memcpy(&e, data, len < sizeof(e) ? len : sizeof(e));
 	if (e.type >= IOLAT_EV_NR)
 		return 0;
-	if (len >= sizeof(e)) {
+	if (len >= sizeof(e))
 		e.path[sizeof(e.path) - 1] = '\0';
-		name_learn(e.cgroup_id, e.path);
-	}
-	/* Copied: looking the culprit up may walk the tree again. */
-	path = cgroup_path(e.cgroup_id);
+	/* The kernel's path only for a cgroup we cannot place by its id. */
+	path = iolat_names_path(&names, e.cgroup_id, len >= sizeof(e) ? e.path : NULL);
+	/* Copied: the culprit's lookup may overwrite it. */
 	if (path) {
 		snprintf(pbuf, sizeof(pbuf), "%s", path);
 		path = pbuf;
 	}
 	if (has_culprit(e.type))
-		culprit = cgroup_path(e.scale.culprit_id);
+		culprit = iolat_names_path(&names, e.scale.culprit_id, NULL);
 	if (env.cgroup_filter &&
 	    (!path || regexec(&env.cgroup_re, path, 0, NULL, 0)) &&
 	    (!culprit || regexec(&env.cgroup_re, culprit, 0, NULL, 0)))
@@ -307,14 +223,15 @@ static int start_fallback(const char *why, struct iolat_fns *fns)
 	char text[512];
 	int err;
 
-	err = iolat_cgroups_scan(&tree);
+	/* The walk is the names' tree too (when ids cannot be opened). */
+	err = iolat_cgroups_scan(&names.tree);
 	if (err) {
 		fprintf(stderr, TOOL ": cannot read the cgroup tree at %s: %s\n",
 			iolat_cgroup_root(), strerror(-err));
 		return IOLAT_EXIT_ERROR;
 	}
-	tree_mono = iolat_mono();
-	if (!iolat_cgroups_have_latency(&tree)) {
+	names.tree_at = iolat_mono();
+	if (!iolat_cgroups_have_latency(&names.tree)) {
 		fprintf(stderr, TOOL ": %s (for the events: the series in patches/), and no "
 			"cgroup has io.latency to watch: the kernel lacks "
 			"CONFIG_BLK_CGROUP_IOLATENCY, or no cgroup has the io controller "
@@ -424,6 +341,6 @@ cleanup:
 	ring_buffer__free(rb);
 	iolat_snoop_bpf__destroy(obj);
 	iolat_fallback_stop(fb);
-	names_free();
+	iolat_names_free(&names);
 	return err;
 }

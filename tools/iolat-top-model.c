@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "iolat-common.h"
@@ -21,14 +22,66 @@ static int cmp_key(__u32 da, __u64 ca, __u32 db, __u64 cb)
 	return ca < cb ? -1 : ca > cb;
 }
 
+static size_t slot_of(const struct top_model *m, __u32 dev, __u64 cgid)
+{
+	__u64 h = (cgid ^ ((__u64)dev << 40) ^ dev) * 0x9e3779b97f4a7c15ULL;
+	size_t i = (h >> 20) & (m->nslots - 1);
+
+	while (m->slots[i]) {
+		const struct top_row *r = &m->v[m->slots[i] - 1];
+
+		if (r->dev == dev && r->cgid == cgid)
+			break;
+		i = (i + 1) & (m->nslots - 1);
+	}
+	return i;
+}
+
+/*
+ * The row of (@dev, @cgid), by the table: with 10,000 cgroups, a search
+ * through the rows for each of them took a second of CPU an interval.
+ */
 static struct top_row *row_find(struct top_model *m, __u32 dev, __u64 cgid)
 {
 	size_t i;
 
+	if (!m->nslots)
+		return NULL;
+	i = slot_of(m, dev, cgid);
+	return m->slots[i] ? &m->v[m->slots[i] - 1] : NULL;
+}
+
+/* The table again, after the rows moved (sorted). */
+static void slots_rebuild(struct top_model *m)
+{
+	size_t i;
+
+	if (!m->nslots)
+		return;
+	memset(m->slots, 0, m->nslots * sizeof(*m->slots));
 	for (i = 0; i < m->n; i++)
-		if (m->v[i].dev == dev && m->v[i].cgid == cgid)
-			return &m->v[i];
-	return NULL;
+		m->slots[slot_of(m, m->v[i].dev, m->v[i].cgid)] = i + 1;
+}
+
+/* Room for one more row in the table: grown (and filled again) at half full. */
+static int slots_grow(struct top_model *m)
+{
+	size_t n = m->nslots ? m->nslots : 256, i;
+	size_t *v;
+
+	if ((m->n + 1) * 2 <= m->nslots)
+		return 0;
+	while ((m->n + 1) * 2 > n)
+		n *= 2;
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	free(m->slots);
+	m->slots = v;
+	m->nslots = n;
+	for (i = 0; i < m->n; i++)
+		m->slots[slot_of(m, m->v[i].dev, m->v[i].cgid)] = i + 1;
+	return 0;
 }
 
 static struct top_row *row_get(struct top_model *m, __u32 dev, __u64 cgid,
@@ -47,22 +100,26 @@ static struct top_row *row_get(struct top_model *m, __u32 dev, __u64 cgid,
 		m->v = v;
 		m->cap = cap;
 	}
+	if (slots_grow(m))
+		return NULL;
 	memset(&m->v[m->n], 0, sizeof(m->v[0]));
 	m->v[m->n].dev = dev;
 	m->v[m->n].cgid = cgid;
 	m->v[m->n].path = path;
 	m->v[m->n].g.depth = IOLAT_DEPTH_MAX;
 	m->v[m->n].psi_some = m->v[m->n].psi_full = NAN;
+	m->slots[slot_of(m, dev, cgid)] = m->n + 1;
 	return &m->v[m->n++];
 }
 
-/* Is there a row for cgroup @cgid on any device? */
-static bool row_find_any(const struct top_model *m, __u64 cgid)
+/* Is there a row for cgroup @cgid on any of @devs? */
+static bool row_find_any(struct top_model *m, __u64 cgid, const __u32 *devs,
+			 size_t ndev)
 {
-	size_t i;
+	size_t k;
 
-	for (i = 0; i < m->n; i++)
-		if (m->v[i].cgid == cgid)
+	for (k = 0; k < ndev; k++)
+		if (row_find(m, devs[k], cgid))
 			return true;
 	return false;
 }
@@ -78,6 +135,8 @@ void top_model_begin(struct top_model *m, const struct iolat_cgroups *cgs)
 {
 	m->n = 0;
 	m->cgs = cgs;
+	if (m->slots)
+		memset(m->slots, 0, m->nslots * sizeof(*m->slots));
 }
 
 int top_model_add_targets(struct top_model *m, const struct iolat_targets *t)
@@ -152,6 +211,58 @@ int top_model_add_entry(struct top_model *m, const struct iolat_key *key,
 	return TOP_ENTRY_ROW;
 }
 
+int top_model_add_map(struct top_model *m, struct iolat_map *map, enum top_map kind,
+		      struct iolat_cgroups *cgs)
+{
+	const struct iolat_key *key;
+	const void *val;
+	struct iolat_key *stale;
+	size_t i, nstale = 0;
+	int ret, there;
+	bool told = false;
+
+	ret = iolat_map_read(map, false);
+	if (ret)
+		return ret;
+	stale = malloc((map->n ?: 1) * sizeof(*stale));
+	if (!stale)
+		return -ENOMEM;
+	for (i = 0; i < map->n; i++) {
+		key = (const struct iolat_key *)((char *)map->keys + i * map->key_size);
+		there = iolat_dev_check(key->dev);
+		if (there < 0 && !told) {
+			/* Out of descriptors, say: keep its entries. */
+			told = true;
+			fprintf(stderr, "%s: cannot tell whether device %u:%u is "
+				"still there: %s\n", map->tool, IOLAT_MAJOR(key->dev),
+				IOLAT_MINOR(key->dev), strerror(-there));
+		}
+		val = (const char *)map->vals + i * map->val_size;
+		if (kind == TOP_MAP_DELAYS)
+			ret = top_model_add_delay(m, key, val, there != 0);
+		else
+			ret = top_model_add_entry(m, key, val, kind == TOP_MAP_PARENTS,
+						  there != 0);
+		if (ret < 0)
+			goto out;
+		/*
+		 * A cgroup the tree does not know may be one whose directory
+		 * was not visible yet: its entries go only when an rmdir said
+		 * so, or after a few intervals.
+		 */
+		if (ret == TOP_ENTRY_STALE &&
+		    (!there || !iolat_cgroups_keep(cgs, key->cgroup_id)))
+			stale[nstale++] = *key;
+	}
+	/* Those it could not delete are tried again next time. */
+	if (nstale)
+		iolat_map_delete(map, stale, nstale);
+	ret = 0;
+out:
+	free(stale);
+	return ret < 0 ? ret : 0;
+}
+
 /*
  * Parse the io.stat lines of @devs[@ndev] in cgroup @i into @out[].  False
  * when it cannot be read (gone meanwhile, say): its rows' IO is unknown.
@@ -199,7 +310,7 @@ int top_model_add_io(struct top_model *m)
 			continue;	/* removed since the walk */
 		if (c->parent > 0 && quiet[c->parent])
 			;	/* nothing below a quiet cgroup either */
-		else if (c->parent >= 0 || row_find_any(m, c->id))
+		else if (c->parent >= 0 || row_find_any(m, c->id, devs, ndev))
 			ok = read_iostat(m, i, devs, ndev, io);
 		for (k = 0; k < ndev; k++) {
 			struct top_row *r;
@@ -363,6 +474,7 @@ void top_model_sort(struct top_model *m, enum top_sort key)
 {
 	sorting = key;
 	qsort(m->v, m->n, sizeof(*m->v), cmp_row_view);
+	slots_rebuild(m);
 }
 
 /* (@now - @before) / @div, or NAN when the counter went backwards. */
@@ -464,6 +576,7 @@ int top_model_compute(struct top_model *m, double secs)
 	if (!np)
 		return -ENOMEM;
 	qsort(m->v, m->n, sizeof(*m->v), cmp_row_key);
+	slots_rebuild(m);
 	for (i = 0; i < m->n; i++) {
 		struct top_row *r = &m->v[i];
 		struct top_prev *p = prev_find(m, r->dev, r->cgid);
@@ -509,15 +622,14 @@ int top_model_compute(struct top_model *m, double secs)
 	}
 	/* A parent's culprit is "throttling" its siblings. */
 	for (i = 0; i < m->n; i++) {
-		struct top_row *par = &m->v[i];
-		size_t j;
+		struct top_row *par = &m->v[i], *c;
 
 		if (!par->has_parent || !par->p.culprit_id ||
 		    par->p.cookie >= TOP_DEFAULT_COOKIE)
 			continue;
-		for (j = 0; j < m->n; j++)
-			if (m->v[j].dev == par->dev && m->v[j].cgid == par->p.culprit_id)
-				m->v[j].culprit = true;
+		c = row_find(m, par->dev, par->p.culprit_id);
+		if (c)
+			c->culprit = true;
 	}
 	for (i = 0; i < m->n; i++) {
 		struct top_row *r = &m->v[i];
@@ -562,6 +674,7 @@ bool top_window_idle(const struct top_row *r, __u64 now_ns)
 void top_model_free(struct top_model *m)
 {
 	free(m->v);
+	free(m->slots);
 	free(m->prev);
 	memset(m, 0, sizeof(*m));
 }

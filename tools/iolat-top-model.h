@@ -14,6 +14,7 @@
 #include "iolat.h"
 #include "iolat-cgroup.h"
 #include "iolat-common.h"
+#include "iolat-map.h"
 
 #define TOP_DEFAULT_COOKIE 1000000U
 #define TOP_MAX_DEVS 64		/* devices with rows in one interval */
@@ -97,6 +98,12 @@ struct top_prev {
 struct top_model {
 	struct top_row *v;
 	size_t n, cap;
+	/*
+	 * The rows by (device, cgroup) while they are added: an open
+	 * addressing table of index + 1 (0: empty), @nslots a power of two
+	 * at least twice n.  Sorting the rows (top_model_compute()) voids it.
+	 */
+	size_t *slots, nslots;
 	struct top_prev *prev;
 	size_t nprev;
 	const struct iolat_cgroups *cgs;	/* the tree the rows' paths are in */
@@ -146,6 +153,17 @@ int top_model_add_entry(struct top_model *m, const struct iolat_key *key,
  */
 int top_model_add_delay(struct top_model *m, const struct iolat_key *key,
 			const struct iolat_delay *d, bool dev_present);
+/* What a BPF map's values are: the events' groups and parents, the fallback's delays. */
+enum top_map { TOP_MAP_GROUPS, TOP_MAP_PARENTS, TOP_MAP_DELAYS };
+/*
+ * Every entry of @map, read here (iolat_map_read()): a struct iolat_group,
+ * iolat_parent or iolat_delay each, as @kind says.  The entries of devices
+ * and cgroups that are gone are deleted from the map, their slots free
+ * for new groups; a cgroup the tree does not know is asked about first
+ * (iolat_cgroups_keep(): @cgs is m's tree).  0 or -errno.
+ */
+int top_model_add_map(struct top_model *m, struct iolat_map *map, enum top_map kind,
+		      struct iolat_cgroups *cgs);
 /* Rows from io.stat: cgroups doing IO on a device some row is about. */
 int top_model_add_io(struct top_model *m);
 /* io.pressure of each row's cgroup (both modes). */

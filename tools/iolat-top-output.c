@@ -582,6 +582,45 @@ static bool cgroup_seen(const struct top_model *m, size_t i)
 }
 
 /*
+ * For each row, whether a row of its cgroup comes before it: what
+ * cgroup_seen() tells, for all the rows at once by a table of the cgroup
+ * ids (asking cgroup_seen() of each row was quadratic: 50 million
+ * comparisons a metric at 10,000 rows).  NULL when out of memory.
+ */
+static bool *cgroups_seen(const struct top_model *m)
+{
+	size_t nslots = 16, i, s;
+	bool *seen, zero = false;
+	__u64 *ids;
+
+	while (nslots < 2 * m->n)
+		nslots *= 2;
+	ids = calloc(nslots, sizeof(*ids));
+	seen = malloc((m->n ?: 1) * sizeof(*seen));
+	if (!ids || !seen) {
+		free(ids);
+		free(seen);
+		return NULL;
+	}
+	for (i = 0; i < m->n; i++) {
+		__u64 id = m->v[i].cgid;
+
+		if (!id) {		/* 0 marks a free slot: apart (no cgroup has it) */
+			seen[i] = zero;
+			zero = true;
+			continue;
+		}
+		s = (id * 0x9e3779b97f4a7c15ULL >> 20) & (nslots - 1);
+		while (ids[s] && ids[s] != id)
+			s = (s + 1) & (nslots - 1);
+		seen[i] = ids[s] == id;
+		ids[s] = id;
+	}
+	free(ids);
+	return seen;
+}
+
+/*
  * What the figures rest on, without labels per row: the mode, why it is
  * not the events', blkcg_debug_stats and, without the events, which of
  * the controller's functions are traced.
@@ -616,6 +655,7 @@ static void prom_head(FILE *f, const struct top_model *m)
 void top_print_prom(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
+	bool *seen = cgroups_seen(m);
 	size_t k, i;
 	double v;
 
@@ -631,7 +671,7 @@ void top_print_prom(FILE *f, const struct top_report *rep)
 			if (!pm->get(r, &v))
 				continue;
 			if (pm->kind == PROM_CGROUP) {
-				if (cgroup_seen(m, i))
+				if (seen ? seen[i] : cgroup_seen(m, i))
 					continue;
 				fprintf(f, "%s{cgroup=\"", pm->name);
 				prom_label(f, r->path);
@@ -647,6 +687,7 @@ void top_print_prom(FILE *f, const struct top_report *rep)
 				fprintf(f, "\"} %.17g\n", v);
 		}
 	}
+	free(seen);
 	if (!has_bpf(m))
 		return;		/* no BPF side: nothing to lose, nothing to say */
 	fprintf(f, "# HELP iolat_lost_events_total Events the BPF side could not record.\n"

@@ -227,63 +227,63 @@ static struct iolat_targets targets;
 static __u64 changes_lost;	/* the BPF side's, at the last walk */
 static double last_mono;
 
+/* The BPF maps, read whole each interval (iolat-map.h). */
+static struct iolat_map groups_map, parents_map, changes_map;
+/* The fallback's, in the io.stat mode with a function attached. */
+static struct iolat_map delays_map;
+
 struct change {
 	__u64 id;
 	struct iolat_cgroup_change c;
 };
 
-/* Parents before children: a cgroup's path is longer than its parent's. */
+/* Parents before children: a cgroup is one level below its parent. */
 static int cmp_change(const void *a, const void *b)
 {
 	const struct change *x = a, *y = b;
 
-	return (int)strlen(x->c.path) - (int)strlen(y->c.path);
+	return (x->c.level > y->c.level) - (x->c.level < y->c.level);
 }
 
 /*
  * The cgroups created and removed since the last look, taken out of the
- * BPF map; *@n of them in *@out (the caller frees it).
+ * BPF map, each read and deleted in one step so that an event between
+ * the two stays; *@n of them in *@out (the caller frees it).
  */
-static int drain_changes(int fd, struct change **out, size_t *n)
+static int drain_changes(struct change **out, size_t *n)
 {
-	__u64 key, next, *cur = NULL;
-	struct change *v = NULL;
-	size_t cap = 0, i, got = 0;
+	struct change *v;
+	size_t i;
+	int err;
 
 	*n = 0;
-	while (!bpf_map_get_next_key(fd, cur, &next)) {
-		if (*n == cap) {
-			struct change *nv;
-
-			cap = cap ? cap * 2 : 64;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		v[(*n)++].id = next;
-		key = next;
-		cur = &key;
+	*out = NULL;
+	err = iolat_map_read(&changes_map, true);
+	if (err)
+		return err;
+	v = malloc((changes_map.n ?: 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < changes_map.n; i++) {
+		memcpy(&v[i].id, (char *)changes_map.keys + i * sizeof(__u64), sizeof(__u64));
+		memcpy(&v[i].c, (char *)changes_map.vals + i * sizeof(v[i].c), sizeof(v[i].c));
+		v[i].c.name[sizeof(v[i].c.name) - 1] = '\0';
 	}
-	/* One call each, so that an event between a read and a delete stays. */
-	for (i = 0; i < *n; i++)
-		if (!bpf_map_lookup_and_delete_elem(fd, &v[i].id, &v[i].c))
-			v[got++] = v[i];
-	*n = got;
-	qsort(v, got, sizeof(*v), cmp_change);
+	*n = changes_map.n;
+	qsort(v, *n, sizeof(*v), cmp_change);
 	*out = v;
 	return 0;
 }
 
 /*
  * Keep the cgroup tree current without walking it: apply the cgroups the
- * BPF side saw created and removed (cgroup2 only), and read the targets
- * of the new ones (iolatency_target keeps targets current after that).
- * The whole tree is walked at the start, when the BPF map of changes
- * overflowed, when a created cgroup never showed up where its event said
- * it would, and when many removed ones wait to be tidied away.
+ * BPF side saw created and removed (cgroup2 only), by id (a new one
+ * below its parent, by its name: iolat-cgroup.h says why), and read the
+ * targets of the new ones (iolatency_target keeps targets current after
+ * that).  The whole tree is walked at the start, when the BPF map of
+ * changes overflowed, when a created cgroup never showed up below its
+ * parent, and when many removed ones wait to be tidied away; never for a
+ * cgroup outside our view (outside our cgroup namespace).
  */
 static int rescan(struct iolat_top_bpf *obj)
 {
@@ -312,7 +312,7 @@ static int rescan(struct iolat_top_bpf *obj)
 
 	err = iolat_cgroups_tick(&cgroups);
 	if (err >= 0)
-		err = drain_changes(bpf_map__fd(obj->maps.cgroup_changes), &ch, &n);
+		err = drain_changes(&ch, &n);
 	if (err < 0)
 		goto out;
 	err = 0;
@@ -331,7 +331,8 @@ static int rescan(struct iolat_top_bpf *obj)
 	/* After a walk too: a removal the walk raced with still counts. */
 	for (i = 0; !err && i < n; i++) {
 		int ret = ch[i].c.removed ? iolat_cgroups_rmdir(&cgroups, ch[i].id) :
-			iolat_cgroups_mkdir(&cgroups, ch[i].id, ch[i].c.path);
+			iolat_cgroups_mkdir(&cgroups, ch[i].id, ch[i].c.parent_id,
+					    ch[i].c.name);
 
 		err = ret < 0 ? ret : 0;
 	}
@@ -340,60 +341,6 @@ static int rescan(struct iolat_top_bpf *obj)
 out:
 	free(ch);
 	return err < 0 ? err : 0;
-}
-
-/* What a map's values are. */
-enum map_kind { MAP_GROUPS, MAP_PARENTS, MAP_DELAYS };
-
-/*
- * Rows the BPF maps know.  Entries of cgroups and devices that are gone
- * are deleted here: their rows vanish and their slots are free for new
- * groups.
- */
-static int add_map_rows(int fd, enum map_kind kind)
-{
-	struct iolat_key key, next, *cur = NULL;
-	union {
-		struct iolat_group g;
-		struct iolat_parent p;
-		struct iolat_delay d;
-	} val;
-	struct iolat_key stale[64];
-	int nstale = 0, i, ret, there;
-	bool told = false;
-
-	while (!bpf_map_get_next_key(fd, cur, &next)) {
-		key = next;
-		cur = &key;
-		if (bpf_map_lookup_elem(fd, &key, &val))
-			continue;
-		there = iolat_dev_check(key.dev);
-		if (there < 0 && !told) {
-			/* Out of descriptors, say: keep its entries. */
-			told = true;
-			fprintf(stderr, TOOL ": cannot tell whether device %u:%u is "
-				"still there: %s\n", IOLAT_MAJOR(key.dev),
-				IOLAT_MINOR(key.dev), strerror(-there));
-		}
-		if (kind == MAP_DELAYS)
-			ret = top_model_add_delay(&model, &key, &val.d, there != 0);
-		else
-			ret = top_model_add_entry(&model, &key, &val, kind == MAP_PARENTS,
-						  there != 0);
-		if (ret < 0)
-			return ret;
-		/*
-		 * A cgroup the tree does not know may be one whose directory
-		 * was not visible yet: its entries go only when an rmdir said
-		 * so, or after a few intervals.
-		 */
-		if (ret == TOP_ENTRY_STALE && nstale < 64 &&
-		    (!there || !iolat_cgroups_keep(&cgroups, key.cgroup_id)))
-			stale[nstale++] = key;
-	}
-	for (i = 0; i < nstale; i++)
-		bpf_map_delete_elem(fd, &stale[i]);
-	return 0;
 }
 
 /* The fallback's BPF side, in the io.stat mode when a function is attached. */
@@ -418,12 +365,13 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	top_model_begin(&model, &cgroups);
 	if (!err)
 		err = top_model_add_targets(&model, &targets);
+	/* Entries of cgroups and devices that are gone are deleted. */
 	if (!err && obj)
-		err = add_map_rows(bpf_map__fd(obj->maps.groups), MAP_GROUPS);
+		err = top_model_add_map(&model, &groups_map, TOP_MAP_GROUPS, &cgroups);
 	if (!err && obj)
-		err = add_map_rows(bpf_map__fd(obj->maps.parents), MAP_PARENTS);
+		err = top_model_add_map(&model, &parents_map, TOP_MAP_PARENTS, &cgroups);
 	if (!err && fb)
-		err = add_map_rows(iolat_fallback_delays_fd(fb), MAP_DELAYS);
+		err = top_model_add_map(&model, &delays_map, TOP_MAP_DELAYS, &cgroups);
 	model.now_ns = (__u64)(iolat_mono() * 1e9);	/* the maps as read */
 	if (!err)
 		err = top_model_add_io(&model);
@@ -506,6 +454,10 @@ static void start_functions(void)
 
 	if (iolat_fns_probe(&model.fns, env.no_functions))
 		fb = iolat_fallback_start(TOOL, &model.fns, env.dev, false, false);
+	if (fb)
+		iolat_map_init_bpf(&delays_map, TOOL, "delays", iolat_fallback_delays_fd(fb),
+				   sizeof(struct iolat_key), sizeof(struct iolat_delay),
+				   IOLAT_MAX_GROUPS);
 	fprintf(stderr, TOOL ": functions: %s%s\n",
 		iolat_fns_text(&model.fns, text, sizeof(text)),
 		iolat_fns_attached(&model.fns) ? "" :
@@ -563,6 +515,16 @@ int main(int argc, char **argv)
 		err = iolat_load_attach(TOOL, obj->skeleton);
 		if (err)
 			goto cleanup;
+		iolat_map_init_bpf(&groups_map, TOOL, "groups",
+				   bpf_map__fd(obj->maps.groups), sizeof(struct iolat_key),
+				   sizeof(struct iolat_group), IOLAT_MAX_GROUPS);
+		iolat_map_init_bpf(&parents_map, TOOL, "parents",
+				   bpf_map__fd(obj->maps.parents), sizeof(struct iolat_key),
+				   sizeof(struct iolat_parent), IOLAT_MAX_GROUPS);
+		iolat_map_init_bpf(&changes_map, TOOL, "cgroup_changes",
+				   bpf_map__fd(obj->maps.cgroup_changes), sizeof(__u64),
+				   sizeof(struct iolat_cgroup_change),
+				   IOLAT_MAX_CGROUP_CHANGES);
 	} else {
 		start_functions();
 	}
@@ -590,6 +552,10 @@ cleanup:
 		iolat_top_bpf__destroy(obj);
 	iolat_fallback_stop(fb);
 	top_model_free(&model);
+	iolat_map_free(&groups_map);
+	iolat_map_free(&parents_map);
+	iolat_map_free(&changes_map);
+	iolat_map_free(&delays_map);
 	iolat_cgroups_free(&cgroups);
 	free(targets.v);
 	return err;

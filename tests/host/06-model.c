@@ -15,6 +15,7 @@
 #include <string.h>
 #include <signal.h>
 #include <dirent.h>
+#include <ftw.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,6 +26,7 @@
 #include "iolat-cgroup.h"
 #include "iolat-top-model.h"
 #include "iolat-top-output.h"
+#include "iolat-map.h"
 
 static char root[4096];
 
@@ -710,6 +712,68 @@ static void mv(const char *from, const char *to)
 	}
 }
 
+/* stderr of @fn(@arg) into @said. */
+static int said_by(int (*fn)(void *), void *arg, char *said, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), rc;
+	size_t n;
+
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	rc = fn(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(said, 1, len - 1, tmp);
+	said[n] = '\0';
+	fclose(tmp);
+	return rc;
+}
+
+/*
+ * A fake of the kernel's open_by_handle_at() and /proc/self/fd for the
+ * fake tree: the directory below the root with inode @id, by its
+ * absolute path, as the kernel names it in this mount namespace; "/" for
+ * an id of fake_outside[] (a cgroup above our namespace's root, which
+ * d_path() names "/"), fake_resolve_err when set, and ENOENT (ESTALE)
+ * for an id nowhere.  fake_resolved counts the calls.
+ */
+static __u64 fake_outside[4];
+static int fake_resolve_err;
+static unsigned long fake_resolved;
+static __u64 ftw_id;
+static char ftw_found[8192];
+
+static int ftw_match(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	if (type == FTW_D && st->st_ino == ftw_id) {
+		snprintf(ftw_found, sizeof(ftw_found), "%s", path);
+		return 1;
+	}
+	return 0;
+}
+
+static int fake_resolve(__u64 id, char *abs, size_t size)
+{
+	size_t i;
+
+	fake_resolved++;
+	if (fake_resolve_err)
+		return fake_resolve_err;
+	for (i = 0; i < sizeof(fake_outside) / sizeof(*fake_outside); i++)
+		if (fake_outside[i] && fake_outside[i] == id) {
+			snprintf(abs, size, "/");
+			return 0;
+		}
+	ftw_id = id;
+	if (nftw(root, ftw_match, 16, FTW_PHYS) != 1)
+		return -ENOENT;
+	snprintf(abs, size, "%s", ftw_found);
+	return 0;
+}
+
 /*
  * The tree follows cgroup_mkdir and cgroup_rmdir by id, without a walk.
  * cgroup_mkdir fires before the directory can be seen: the walk missed
@@ -727,6 +791,7 @@ static void test_cgroup_changes(void)
 	int ret, i;
 	bool kept;
 
+	iolat_cgroup_id_resolver_set(fake_resolve);
 	mkcg("/cc");
 	scan(&fx);
 	mkcg("/cc/new");
@@ -734,7 +799,7 @@ static void test_cgroup_changes(void)
 	id = inode_of("/cc/new");
 	mv("/cc/new", "/cc/.not-yet");
 	iolat_cgroups_tick(&fx.cgs);
-	ret = iolat_cgroups_mkdir(&fx.cgs, id, "/cc/new");
+	ret = iolat_cgroups_mkdir(&fx.cgs, id, cgid(&fx.cgs, "/cc"), "new");
 	check(ret == 0, "cgroups: mkdir before its directory is visible: pending (%d)", ret);
 	/* Its map entry is no row, and stays. */
 	top_model_begin(&fx.m, &fx.cgs);
@@ -757,13 +822,20 @@ static void test_cgroup_changes(void)
 	iolat_targets_read_one(&fx.cgs, iolat_cgroups_find(&fx.cgs, id), &fx.targets);
 	check(fx.targets.n == 1 && fx.targets.v[0].us == 2000,
 	      "cgroups: the new cgroup's target read (%zu)", fx.targets.n);
-	/* A child's event before its parent's, both in one batch. */
+	/*
+	 * A child's event before its parent's (the parent's came into the
+	 * map while it was being read): the child is placed by its id, in
+	 * our view below a parent not known yet: pending, and added once
+	 * its parent is.
+	 */
 	mkcg("/cc/p");
 	mkcg("/cc/p/c");
 	pid = inode_of("/cc/p");
 	cid = inode_of("/cc/p/c");
-	iolat_cgroups_mkdir(&fx.cgs, cid, "/cc/p/c");
-	iolat_cgroups_mkdir(&fx.cgs, pid, "/cc/p");
+	ret = iolat_cgroups_mkdir(&fx.cgs, cid, pid, "c");
+	check(ret == 0 && !fx.cgs.stale,
+	      "cgroups: a child before its parent: pending, no walk asked for (%d)", ret);
+	iolat_cgroups_mkdir(&fx.cgs, pid, cgid(&fx.cgs, "/cc"), "p");
 	iolat_cgroups_tick(&fx.cgs);
 	path = iolat_cgroups_path(&fx.cgs, cid);
 	check(path && !strcmp(path, "/cc/p/c") &&
@@ -790,7 +862,7 @@ static void test_cgroup_changes(void)
 	      "cgroups: an unknown id kept %d intervals, then deleted (%d, %s)",
 	      IOLAT_CGROUP_UNKNOWN_TICKS, i, kept ? "kept" : "deleted");
 	/* A mkdir whose directory never shows: the tree is stale, walk it. */
-	iolat_cgroups_mkdir(&fx.cgs, 0x7ffffffff0ULL, "/cc/never");
+	iolat_cgroups_mkdir(&fx.cgs, 0x7ffffffff0ULL, cgid(&fx.cgs, "/cc"), "never");
 	for (i = 0; i < IOLAT_CGROUP_PENDING_TICKS && !fx.cgs.stale; i++)
 		iolat_cgroups_tick(&fx.cgs);
 	check(fx.cgs.stale, "cgroups: a cgroup that never showed up asks for a walk");
@@ -798,7 +870,275 @@ static void test_cgroup_changes(void)
 	check(!fx.cgs.stale && iolat_cgroups_path(&fx.cgs, inode_of("/cc/no-event")) &&
 	      iolat_cgroups_path(&fx.cgs, cid),
 	      "cgroups: the walk finds every cgroup");
+	iolat_cgroup_id_resolver_set(NULL);
 	fixture_free(&fx);
+}
+
+static int mkdir_said(void *arg)
+{
+	const __u64 *a = arg;
+
+	return iolat_cgroups_mkdir((struct iolat_cgroups *)(uintptr_t)a[0], a[1], a[2], "");
+}
+
+/* The host's cgroup2 mount, from /proc/self/mounts; NULL: none. */
+static const char *host_cgroup2(void)
+{
+	static char dir[4096];
+	char line[8192], type[64];
+	FILE *f = fopen("/proc/self/mounts", "r");
+
+	if (!f)
+		return NULL;
+	*dir = '\0';
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %4095s %63s", dir, type) == 2 && !strcmp(type, "cgroup2"))
+			break;
+		else
+			*dir = '\0';
+	fclose(f);
+	return *dir ? dir : NULL;
+}
+
+/*
+ * Inside a cgroup namespace the cgroup2 mount shows the namespace's root
+ * as "/", while the kernel's paths start at the hierarchy's root: the
+ * mkdir record's path ("/outer/ns/a") was looked for at ROOT/outer/ns/a,
+ * never found, and every mkdir ended in a walk of the whole tree 5
+ * intervals later; cgroups outside the namespace too.  Now a new cgroup
+ * is placed below its parent by id, and a parent we cannot see means
+ * "outside": no walk.  The fake tree is the namespace's view.  Paths
+ * past 255 bytes (the record's path was cut there) are whole, from names.
+ */
+static void test_cgroup_namespace(void)
+{
+	struct fixture fx = {};
+	char lname[256], lpath[600], buf[8192], said[1024];
+	struct iolat_key k, pk;
+	struct iolat_group g = { .depth = 4, .has_depth = 1 };
+	struct iolat_parent p = { .culprit_id = 0, .cookie = 999990 };
+	__u64 id, rootid, arg[3];
+	const char *path, *out;
+	struct top_report rep = { .secs = 1, .rows = 100, .batch = true };
+	int ret, i, err;
+
+	iolat_cgroup_id_resolver_set(fake_resolve);
+	scan(&fx);
+	rootid = fx.cgs.v[0].id;
+	/* A child of the namespace's root: the kernel's path would be "/outer/ns/nsa". */
+	mkcg("/nsa");
+	id = inode_of("/nsa");
+	fake_resolved = 0;
+	ret = iolat_cgroups_mkdir(&fx.cgs, id, rootid, "nsa");
+	path = iolat_cgroups_path(&fx.cgs, id);
+	check(ret == 1 && path && !strcmp(path, "/nsa") && !fake_resolved,
+	      "namespace: a new child of our root, by its parent's id: /nsa at once, "
+	      "not opened by id (%d, %s)", ret, path ?: "unknown");
+	/* A cgroup outside the namespace, below a parent we do not see. */
+	fake_outside[0] = 0x7f00000001ULL;
+	fake_outside[1] = 0x7f00000002ULL;
+	ret = iolat_cgroups_mkdir(&fx.cgs, fake_outside[1], fake_outside[0], "elsewhere");
+	check(ret == IOLAT_CGROUP_ELSEWHERE && fx.cgs.npending == 0 && fake_resolved == 1,
+	      "namespace: a cgroup outside our view (its parent unknown, opened by id: "
+	      "outside the mount): not ours, not pending (%d, %zu pending)", ret,
+	      fx.cgs.npending);
+	for (i = 0; i < IOLAT_CGROUP_PENDING_TICKS + 1; i++)
+		iolat_cgroups_tick(&fx.cgs);
+	check(!fx.cgs.stale, "namespace: no walk asked for, %d intervals later",
+	      IOLAT_CGROUP_PENDING_TICKS + 1);
+	/* Removed before we looked (ESTALE): not ours either. */
+	ret = iolat_cgroups_mkdir(&fx.cgs, 0x7f00000003ULL, 0x7f00000004ULL, "gone");
+	check(ret == IOLAT_CGROUP_ELSEWHERE && !fx.cgs.npending,
+	      "namespace: a cgroup already removed: not pending (%d)", ret);
+	/* A record with no name: by its id alone, in our view. */
+	mkcg("/nsa/noname");
+	id = inode_of("/nsa/noname");
+	ret = iolat_cgroups_mkdir(&fx.cgs, id, 0, "");
+	path = iolat_cgroups_path(&fx.cgs, id);
+	check(ret == 1 && path && !strcmp(path, "/nsa/noname") &&
+	      fx.cgs.v[iolat_cgroups_find(&fx.cgs, id)].parent == iolat_cgroups_find(&fx.cgs, inode_of("/nsa")),
+	      "namespace: a record without a name placed by its id, under its parent (%d, %s)",
+	      ret, path ?: "unknown");
+	/* When the kernel cannot open by id (no CAP_DAC_READ_SEARCH): outside, said once. */
+	fake_resolve_err = -EPERM;
+	arg[0] = (uintptr_t)&fx.cgs;
+	arg[1] = 0x7f00000005ULL;
+	arg[2] = 0x7f00000006ULL;
+	ret = said_by(mkdir_said, arg, said, sizeof(said));
+	check(ret == IOLAT_CGROUP_ELSEWHERE && strstr(said, "cannot open cgroups by id") &&
+	      strstr(said, "not permitted"),
+	      "namespace: opening by id refused: taken for outside, said (%d): %s", ret, said);
+	arg[1]++;
+	ret = said_by(mkdir_said, arg, said, sizeof(said));
+	check(ret == IOLAT_CGROUP_ELSEWHERE && !*said, "namespace: ... said once (%d, '%s')",
+	      ret, said);
+	fake_resolve_err = 0;
+
+	/* Names of 250 bytes: paths of 251 and 502 bytes, never cut at 255. */
+	memset(lname, 'a', 250);
+	lname[250] = '\0';
+	snprintf(lpath, sizeof(lpath), "/%s", lname);
+	mkcg(lpath);
+	ret = iolat_cgroups_mkdir(&fx.cgs, inode_of(lpath), rootid, lname);
+	memset(lname, 'b', 250);
+	snprintf(lpath + 251, sizeof(lpath) - 251, "/%s", lname);
+	mkcg(lpath);
+	put_target(lpath, DEV1, 3000);
+	id = inode_of(lpath);
+	lpath[251] = '\0';
+	pk = (struct iolat_key){ .cgroup_id = inode_of(lpath), .dev = DEV1 };
+	lpath[251] = '/';
+	ret = iolat_cgroups_mkdir(&fx.cgs, id, pk.cgroup_id, lname);
+	path = iolat_cgroups_path(&fx.cgs, id);
+	check(ret == 1 && path && strlen(path) == 502 && !strcmp(path, lpath),
+	      "long paths: a 502-byte path whole (%d, %zu bytes)", ret, path ? strlen(path) : 0);
+	/* Its row and a parent's culprit: by id, the whole path. */
+	fx.targets.n = 0;
+	iolat_targets_read(&fx.cgs, &fx.targets);
+	k = (struct iolat_key){ .cgroup_id = id, .dev = DEV1 };
+	p.culprit_id = id;
+	err = interval(&fx, &k, &g, 1, &pk, &p, 1, 1);
+	rep.m = &fx.m;
+	out = render(top_print_json, &rep);
+	snprintf(buf, sizeof(buf), "\"cgroup\":\"%s\"", lpath);
+	check(!err && strstr(out, buf) && strstr(out, "\"target_us\":3000"),
+	      "long paths: its row in JSON, the whole path and its target");
+	snprintf(buf, sizeof(buf), "\"culprit\":\"%s\"", lpath);
+	check(strstr(out, buf) != NULL, "long paths: the parent's culprit, by id, the whole path");
+	fixture_free(&fx);
+
+	/* The path translation of what the kernel names a cgroup by its id. */
+	scan(&fx);
+	mkcg("/nsa/t");
+	fake_resolve_err = 0;
+	err = iolat_cgroup_id_path(inode_of("/nsa/t"), buf, sizeof(buf));
+	check(!err && !strcmp(buf, "/nsa/t"), "by id: ROOT/nsa/t is /nsa/t (%d, %s)", err, buf);
+	err = iolat_cgroup_id_path(fx.cgs.v[0].id, buf, sizeof(buf));
+	check(!err && !strcmp(buf, "/"), "by id: ROOT is / (%d, %s)", err, buf);
+	fixture_free(&fx);
+	iolat_cgroup_id_resolver_set(NULL);
+}
+
+/*
+ * iolat-snoop's paths by id: ours, not the kernel's.  Decisions carry the
+ * kernel's path, from the hierarchy's root and cut at 255 bytes; iolat-snoop
+ * showed that, and for per-bio events and culprits the same learned from
+ * earlier decisions.  Now the cgroup's id places it in our view, once;
+ * the kernel's path only for one that cannot be placed.
+ */
+static void test_names(void)
+{
+	struct iolat_names nm = {};
+	char lname[256], lpath[300], kpath[256];
+	const char *p;
+	__u64 id, lid;
+	unsigned long before;
+
+	iolat_cgroup_id_resolver_set(fake_resolve);
+	mkcg("/nm");
+	id = inode_of("/nm");
+	p = iolat_names_path(&nm, id, "/outer/ns/nm");
+	check(p && !strcmp(p, "/nm"), "names: a decision's cgroup by id, as we see it, "
+	      "not the kernel's /outer/ns/nm (%s)", p ?: "none");
+	before = fake_resolved;
+	p = iolat_names_path(&nm, id, NULL);
+	check(p && !strcmp(p, "/nm") && fake_resolved == before,
+	      "names: a per-bio event's: kept, not opened again (%s)", p ?: "none");
+	memset(lname, 'c', 250);
+	lname[250] = '\0';
+	snprintf(lpath, sizeof(lpath), "/nm/%s", lname);
+	mkcg(lpath);
+	lid = inode_of(lpath);
+	snprintf(kpath, sizeof(kpath), "/outer/ns%.245s", lpath);	/* cut at 255 */
+	p = iolat_names_path(&nm, lid, kpath);
+	check(p && !strcmp(p, lpath), "names: a 254-byte path whole, not the kernel's "
+	      "cut one (%zu bytes)", p ? strlen(p) : 0);
+	fake_outside[2] = 0x7f00000010ULL;
+	p = iolat_names_path(&nm, fake_outside[2], "/outer/other");
+	check(p && !strcmp(p, "/outer/other"),
+	      "names: a cgroup outside our namespace: the kernel's path (%s)", p ?: "none");
+	before = fake_resolved;
+	p = iolat_names_path(&nm, fake_outside[2], NULL);
+	check(!p && fake_resolved == before,
+	      "names: ... without one, none, and not opened again (%s)", p ?: "none");
+	p = iolat_names_path(&nm, 0x7f00000011ULL, NULL);
+	check(!p, "names: a removed cgroup of a per-bio event: none (%s)", p ?: "none");
+	/* The kernel cannot open by id: the tree, walked at most once a second. */
+	fake_resolve_err = -EPERM;
+	mkcg("/nm/w");
+	p = iolat_names_path(&nm, inode_of("/nm/w"), "/outer/ns/nm/w");
+	check(p && !strcmp(p, "/nm/w"), "names: opening by id refused: found in the tree (%s)",
+	      p ?: "none");
+	mkcg("/nm/w2");
+	p = iolat_names_path(&nm, inode_of("/nm/w2"), "/outer/ns/nm/w2");
+	check(p && !strcmp(p, "/outer/ns/nm/w2"),
+	      "names: ... one newer than the walk, within a second: the kernel's (%s)",
+	      p ?: "none");
+	fake_resolve_err = 0;
+	iolat_names_free(&nm);
+	iolat_cgroup_id_resolver_set(NULL);
+}
+
+/* What the translation makes of the kernel's names, and the host's own cgroup2. */
+static const char *resolve_as;
+static int resolve_fixed(__u64 id, char *abs, size_t size)
+{
+	snprintf(abs, size, "%s", resolve_as);
+	return 0;
+}
+
+static void test_cgroup_by_id(void)
+{
+	char buf[8192], fn[8300];
+	__u64 id;
+	const char *cg2;
+	int err;
+
+	mkcg("/byid");
+	id = inode_of("/byid");
+	iolat_cgroup_id_resolver_set(resolve_fixed);
+	snprintf(fn, sizeof(fn), "%s2/byid", root);
+	resolve_as = fn;	/* ROOT2/byid: the root's path is a prefix, not a parent */
+	err = iolat_cgroup_id_path(id, buf, sizeof(buf));
+	check(err == -EXDEV, "by id: ROOT2/byid is outside ROOT (%d)", err);
+	resolve_as = "/";	/* above the mount: d_path() says "/" */
+	err = iolat_cgroup_id_path(id, buf, sizeof(buf));
+	check(err == -EXDEV, "by id: \"/\" (above the mount) is outside (%d)", err);
+	snprintf(fn, sizeof(fn), "%s/byid (deleted)", root);
+	resolve_as = fn;	/* removed: d_path() adds " (deleted)" */
+	err = iolat_cgroup_id_path(id, buf, sizeof(buf));
+	check(err == -ENOENT, "by id: a removed one is gone (%d)", err);
+	snprintf(fn, sizeof(fn), "%s/r", root);
+	resolve_as = fn;	/* another id there (reused name) */
+	err = iolat_cgroup_id_path(id, buf, sizeof(buf));
+	check(err == -ENOENT, "by id: a path whose directory has another id is no answer (%d)",
+	      err);
+	iolat_cgroup_id_resolver_set(NULL);
+
+	/* The kernel's answer on the host's own cgroup2 mount: its root, and no such id. */
+	cg2 = host_cgroup2();
+	if (!cg2) {
+		printf("skip: no cgroup2 mount on this host for open_by_handle_at()\n");
+		return;
+	}
+	iolat_cgroup_root_set(cg2);
+	{
+		struct stat st;
+
+		id = stat(cg2, &st) ? 0 : st.st_ino;
+	}
+	err = iolat_cgroup_id_path(id, buf, sizeof(buf));
+	/* Not for want of a right answer: no handles here, or not allowed. */
+	if (err == -EPERM || err == -EACCES || err == -EOPNOTSUPP || err == -ENOSYS) {
+		printf("skip: open_by_handle_at() on %s: %s\n", cg2, strerror(-err));
+	} else {
+		check(!err && !strcmp(buf, "/"),
+		      "by id, the kernel: %s's root (id %llu) is / (%d, %s)", cg2,
+		      (unsigned long long)id, err, err ? "" : buf);
+		err = iolat_cgroup_id_path(0x7ffffffffffULL, buf, sizeof(buf));
+		check(err == -ENOENT, "by id, the kernel: an id no cgroup has: ENOENT (%d)", err);
+	}
+	iolat_cgroup_root_set(root);
 }
 
 /* -r cuts the rows shown, and the report says how many there were. */
@@ -1655,6 +1995,560 @@ static void test_fns_check(void)
 	      "functions: --no-functions: none, said so (%d, '%s')", n, fns.why[0]);
 }
 
+/*
+ * A fake BPF hash map, standing in for the kernel's calls (struct
+ * iolat_map_ops) as kernel/bpf/hashtab.c answers them: entries sit in
+ * buckets of @bucket slots; a batch hands over whole buckets while they
+ * fit (0 with fewer than asked: more to come), ENOSPC when the first one
+ * does not, ENOENT with the last of them; the position between calls is
+ * a bucket number.  A deleted entry leaves its slot empty.
+ */
+#define FAKE_MAX 64
+struct fake_map {
+	size_t ks, vs;
+	size_t n;			/* slots used, deleted ones included */
+	unsigned char keys[FAKE_MAX][16], vals[FAKE_MAX][sizeof(struct iolat_group)];
+	bool live[FAKE_MAX];
+	__u32 bucket;			/* slots a bucket */
+	int refuse;			/* what the batch calls answer, when not 0 */
+	unsigned long batches, singles;	/* calls of each kind */
+	__u32 largest;			/* the most entries one batch handed over */
+	/* After batch call @drop_after, the slots from @drop_from are deleted. */
+	unsigned long drop_after;
+	size_t drop_from;
+};
+
+static long fake_find(struct fake_map *f, const void *key)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->live[i] && !memcmp(f->keys[i], key, f->ks))
+			return i;
+	return -1;
+}
+
+static int fake_lookup_batch(void *ctx, void *in, void *out, void *keys,
+			     void *vals, __u32 *count, bool del)
+{
+	struct fake_map *f = ctx;
+	__u32 b = in ? *(__u32 *)in : 0, max = *count, total = 0, got, nb;
+	size_t i;
+	int ret = 0;
+
+	f->batches++;
+	*count = 0;
+	if (f->refuse)
+		return f->refuse;
+	if (f->drop_after && f->batches == f->drop_after + 1)
+		for (i = f->drop_from; i < f->n; i++)
+			f->live[i] = false;	/* by someone else, between two calls */
+	nb = (f->n + f->bucket - 1) / f->bucket;
+	for (; b < nb; b++) {
+		for (got = 0, i = b * f->bucket; i < (b + 1) * f->bucket && i < f->n; i++)
+			got += f->live[i];
+		if (got > max - total) {
+			ret = total ? 0 : -ENOSPC;
+			break;
+		}
+		for (i = b * f->bucket; i < (b + 1) * f->bucket && i < f->n; i++) {
+			if (!f->live[i])
+				continue;
+			memcpy((char *)keys + total * f->ks, f->keys[i], f->ks);
+			memcpy((char *)vals + total * f->vs, f->vals[i], f->vs);
+			f->live[i] = !del;
+			total++;
+		}
+	}
+	if (b >= nb)
+		ret = -ENOENT;
+	*(__u32 *)out = b;
+	*count = total;
+	if (total > f->largest)
+		f->largest = total;
+	return ret;
+}
+
+static int fake_delete_batch(void *ctx, const void *keys, __u32 *count)
+{
+	struct fake_map *f = ctx;
+	__u32 i;
+	long at;
+
+	f->batches++;
+	if (f->refuse) {
+		*count = 0;
+		return f->refuse;
+	}
+	for (i = 0; i < *count; i++) {
+		at = fake_find(f, (const char *)keys + i * f->ks);
+		if (at < 0) {
+			*count = i;
+			return -ENOENT;
+		}
+		f->live[at] = false;
+	}
+	return 0;
+}
+
+static int fake_next_key(void *ctx, const void *key, void *next)
+{
+	struct fake_map *f = ctx;
+	long i = key ? fake_find(f, key) : -1;
+
+	f->singles++;
+	/* A key that is not there: the first one, as the kernel does. */
+	for (i = i < 0 ? 0 : i + 1; (size_t)i < f->n; i++)
+		if (f->live[i]) {
+			memcpy(next, f->keys[i], f->ks);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static int fake_lookup(void *ctx, const void *key, void *val, bool del)
+{
+	struct fake_map *f = ctx;
+	long i = fake_find(f, key);
+
+	f->singles++;
+	if (i < 0)
+		return -ENOENT;
+	memcpy(val, f->vals[i], f->vs);
+	f->live[i] = !del;
+	return 0;
+}
+
+static int fake_delete(void *ctx, const void *key)
+{
+	struct fake_map *f = ctx;
+	long i = fake_find(f, key);
+
+	f->singles++;
+	if (i < 0)
+		return -ENOENT;
+	f->live[i] = false;
+	return 0;
+}
+
+static const struct iolat_map_ops fake_ops = {
+	fake_lookup_batch, fake_delete_batch, fake_next_key, fake_lookup, fake_delete,
+};
+
+static void fake_put(struct fake_map *f, const void *key, const void *val)
+{
+	memcpy(f->keys[f->n], key, f->ks);
+	memcpy(f->vals[f->n], val, f->vs);
+	f->live[f->n++] = true;
+}
+
+static size_t fake_live(const struct fake_map *f)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < f->n; i++)
+		n += f->live[i];
+	return n;
+}
+
+/* An iolat_map over @f, asking @batch entries a call (0: max_entries). */
+static void fake_map_open(struct iolat_map *m, struct fake_map *f, __u32 batch)
+{
+	memset(m, 0, sizeof(*m));
+	m->tool = "iolat-top";
+	m->name = "fake";
+	m->ops = &fake_ops;
+	m->ctx = f;
+	m->key_size = f->ks;
+	m->val_size = f->vs;
+	m->max_entries = FAKE_MAX;
+	m->batch = batch;
+	f->batches = f->singles = f->largest = 0;
+}
+
+/* A fake /sys/dev/block with 4000:1 and 4000:2 (fake1, fake2) there. */
+static void fake_sys_block(void)
+{
+	char sys[8192], fn[8300], to[16];
+	int i;
+
+	snprintf(sys, sizeof(sys), "%s/../sysblk", root);
+	mkdir(sys, 0755);
+	for (i = 1; i <= 2; i++) {
+		snprintf(fn, sizeof(fn), "%s/fake%d", sys, i);
+		mkdir(fn, 0755);
+		snprintf(fn, sizeof(fn), "%s/4000:%d", sys, i);
+		snprintf(to, sizeof(to), "./fake%d", i);
+		symlink(to, fn);
+	}
+	iolat_sys_block_set(sys);
+	iolat_dev_cache_reset();
+}
+
+/*
+ * The rows one interval makes of @f's entries read through @m (groups),
+ * as JSON with the time left out; the fixture's model starts afresh, so
+ * that runs compare.  Static, until the next call.
+ */
+static const char *map_rows(struct fixture *fx, struct iolat_map *m, int *err)
+{
+	static char *out;
+	struct top_report rep = { .secs = 1, .rows = 1000, .batch = true };
+	const char *s;
+
+	top_model_free(&fx->m);
+	top_model_begin(&fx->m, &fx->cgs);
+	*err = top_model_add_targets(&fx->m, &fx->targets);
+	if (!*err)
+		*err = top_model_add_map(&fx->m, m, TOP_MAP_GROUPS, &fx->cgs);
+	if (!*err)
+		*err = top_model_compute(&fx->m, 1);
+	top_model_sort(&fx->m, TOP_SORT_PATH);
+	rep.m = &fx->m;
+	free(out);
+	s = render(top_print_json, &rep);
+	s = strstr(s, "\"cgroups\":");
+	out = strdup(s ?: "(no cgroups)");
+	return out;
+}
+
+static int read_map(void *m)
+{
+	return iolat_map_read(m, false);
+}
+
+/*
+ * The maps are read in batches, a few system calls for all of a map's
+ * entries where a lookup per key cost two per entry; the rows are the
+ * same either way.  With a last batch that is partial, one that ends
+ * exactly at the map's end (the next call: none and ENOENT), a batch cut
+ * short at a bucket (fewer than asked, more to come), a bucket bigger
+ * than the batch (ENOSPC: ask for more), and a kernel that refuses batch
+ * calls (EINVAL before 5.6, ENOTSUPP for a map type): one entry a call,
+ * said once on stderr.  Stale entries go in one batch delete.
+ */
+static void test_map_batch(void)
+{
+	static const struct { __u32 batch, bucket; const char *what; } cases[] = {
+		{ 0, 1, "one call for the whole map" },
+		{ 7, 1, "batches of 7, the last partial (20 = 7+7+6, ENOENT with 6)" },
+		{ 5, 1, "batches of 5, the map's end a batch's end (ENOENT with the last 5)" },
+		{ 7, 3, "buckets of 3: batches cut short at a bucket (6 of 7)" },
+		{ 2, 4, "buckets of 4 in batches of 2: ENOSPC, asked for more" },
+	};
+	struct fake_map f = { .ks = sizeof(struct iolat_key),
+			      .vs = sizeof(struct iolat_group), .bucket = 1 };
+	struct fixture fx = {};
+	struct iolat_map m;
+	struct iolat_key k, gone[2];
+	struct iolat_group g = { .depth = IOLAT_DEPTH_MAX };
+	char path[64], said[1024], *per_key;
+	const char *rows;
+	size_t c;
+	int i, err, rc;
+
+	fake_sys_block();
+	mkcg("/mb");
+	for (i = 0; i < 20; i++) {
+		snprintf(path, sizeof(path), "/mb/c%d", i);
+		mkcg(path);
+		if (i % 3 == 0)
+			put_target(path, DEV1, 1000 + i);
+	}
+	scan(&fx);
+	for (i = 0; i < 20; i++) {
+		snprintf(path, sizeof(path), "/mb/c%d", i);
+		k = key(&fx, path, i % 2 ? DEV2 : DEV1);
+		g.windows = 100 + i;
+		g.throttled = i;
+		g.depth = i % 4 ? IOLAT_DEPTH_MAX : (__u32)i;
+		g.has_depth = 1;
+		fake_put(&f, &k, &g);
+	}
+	/* The per-key path, as before batches: the reference. */
+	fake_map_open(&m, &f, 0);
+	m.no_lookup_batch = true;
+	rows = map_rows(&fx, &m, &err);
+	per_key = strdup(rows);
+	check(!err && f.batches == 0 && f.singles == 2 * 20 + 1 && strstr(per_key, "/mb/c19"),
+	      "maps: one entry a call: %lu calls for 20 entries (%d)", f.singles, err);
+	for (c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		f.bucket = cases[c].bucket;
+		fake_map_open(&m, &f, cases[c].batch);
+		rows = map_rows(&fx, &m, &err);
+		check(!err && !strcmp(rows, per_key) && f.singles == 0 && m.n == 20,
+		      "maps: %s: the same rows as one by one (%lu batch calls, %zu entries, "
+		      "at most %u a call)", cases[c].what, f.batches, m.n, f.largest);
+		iolat_map_free(&m);
+	}
+	f.bucket = 1;
+	/* Calls: 7+7+6 is 3, the last with ENOENT; 5+5+5+5 is 4. */
+	fake_map_open(&m, &f, 7);
+	iolat_map_read(&m, false);
+	i = f.batches;
+	fake_map_open(&m, &f, 5);
+	iolat_map_read(&m, false);
+	check(i == 3 && f.batches == 4, "maps: 3 calls for 7+7+6, 4 for 5+5+5+5 (%d, %lu)",
+	      i, f.batches);
+	/*
+	 * The last bucket's entries deleted by someone else between two
+	 * calls: the last call brings none, and ENOENT.
+	 */
+	f.drop_after = 2;
+	f.drop_from = 14;
+	fake_map_open(&m, &f, 7);
+	err = iolat_map_read(&m, false);
+	check(!err && m.n == 14 && f.batches == 3,
+	      "maps: the last call brings 0 entries and ENOENT: 14 entries, 3 calls (%d, %zu, %lu)",
+	      err, m.n, f.batches);
+	for (i = 14; i < 20; i++)
+		f.live[i] = true;
+	f.drop_after = 0;
+	/* An empty map: one call, 0 and ENOENT. */
+	{
+		struct fake_map empty = { .ks = f.ks, .vs = f.vs, .bucket = 1 };
+
+		fake_map_open(&m, &empty, 0);
+		err = iolat_map_read(&m, false);
+		check(!err && m.n == 0 && empty.batches == 1,
+		      "maps: an empty map: one call, no entry (%d, %zu)", err, m.n);
+	}
+	iolat_map_free(&m);
+
+	/* Refused: one by one, the same rows, said once. */
+	for (i = 0; i < 2; i++) {
+		f.refuse = i ? -IOLAT_ENOTSUPP : -EINVAL;
+		fake_map_open(&m, &f, 0);
+		rc = said_by(read_map, &m, said, sizeof(said));
+		check(rc == 0 && m.n == 20 && m.no_lookup_batch && f.batches == 1 &&
+		      f.singles == 41 && (i ? !*said : strstr(said, "one system call per entry") &&
+					  strstr(said, "EINVAL")),
+		      "maps: batches refused (%s): one entry a call, %s (%lu calls): '%s'",
+		      i ? "ENOTSUPP" : "EINVAL", i ? "not said again" : "said on stderr",
+		      f.singles, said);
+		rows = map_rows(&fx, &m, &err);
+		check(!err && !strcmp(rows, per_key) && f.batches == 1,
+		      "maps: batches refused (%s): the same rows, no batch call tried again",
+		      i ? "ENOTSUPP" : "EINVAL");
+		iolat_map_free(&m);
+	}
+	/* Any other error is an error, not a reason to fall back. */
+	f.refuse = -EPERM;
+	fake_map_open(&m, &f, 0);
+	err = iolat_map_read(&m, false);
+	check(err == -EPERM && !m.no_lookup_batch && f.singles == 0,
+	      "maps: EPERM from a batch call is an error, no fallback (%d)", err);
+	f.refuse = 0;
+	iolat_map_free(&m);
+
+	/*
+	 * Entries of a removed cgroup and of a device that is gone: deleted,
+	 * in one batch; the rest stay.
+	 */
+	gone[0] = key(&fx, "/mb/c4", DEV1);
+	gone[1] = (struct iolat_key){ .cgroup_id = cgid(&fx.cgs, "/mb/c6"),
+				      .dev = IOLAT_MKDEV(4000U, 9U) };
+	fake_put(&f, &gone[1], &g);
+	iolat_cgroups_tick(&fx.cgs);
+	iolat_cgroups_rmdir(&fx.cgs, gone[0].cgroup_id);
+	fake_map_open(&m, &f, 0);
+	rows = map_rows(&fx, &m, &err);
+	check(!err && fake_find(&f, &gone[0]) < 0 && fake_find(&f, &gone[1]) < 0 &&
+	      fake_live(&f) == 19 && f.batches == 2 && f.singles == 0 && !strstr(rows, "/mb/c4\""),
+	      "maps: a removed cgroup's and a gone device's entries deleted, one batch "
+	      "(%lu batch calls, %zu left)", f.batches, fake_live(&f));
+	iolat_map_free(&m);
+	/* A key gone meanwhile stops the kernel's batch: the rest still go. */
+	{
+		struct iolat_key three[3] = { key(&fx, "/mb/c10", DEV1),
+					      { .cgroup_id = 1, .dev = DEV1 },
+					      key(&fx, "/mb/c12", DEV1) };
+
+		fake_map_open(&m, &f, 0);
+		err = iolat_map_delete(&m, three, 3);
+		check(!err && fake_find(&f, &three[0]) < 0 && fake_find(&f, &three[2]) < 0 &&
+		      fake_live(&f) == 17,
+		      "maps: delete: a key already gone (ENOENT) skipped, the others deleted "
+		      "(%d, %zu left, %lu calls)", err, fake_live(&f), f.batches);
+	}
+	/* Read and delete (the cgroup changes): all taken, map empty. */
+	fake_map_open(&m, &f, 4);
+	err = iolat_map_read(&m, true);
+	check(!err && m.n == 17 && fake_live(&f) == 0 && f.singles == 0,
+	      "maps: read and delete in batches of 4: 17 entries taken, none left (%d, %lu calls)",
+	      err, f.batches);
+	iolat_map_free(&m);
+
+	/*
+	 * The fallback's map (the io.stat mode, the controller's functions
+	 * attached) through the same reader, in batches cut at buckets: each
+	 * entry's delay in its row; the removed cgroup's entry deleted.
+	 */
+	{
+		struct fake_map fd = { .ks = sizeof(struct iolat_key),
+				       .vs = sizeof(struct iolat_delay), .bucket = 2 };
+		struct iolat_delay d = { 0 };
+		struct top_report rep = { .secs = 1, .rows = 1000, .batch = true };
+		const char *json, *row;
+		char want[128];
+		bool rows_ok = true;
+
+		for (i = 1; i <= 5; i++) {
+			snprintf(path, sizeof(path), "/mb/c%d", i);
+			k = i == 4 ? gone[0] : key(&fx, path, DEV1);	/* c4: removed above */
+			d.charged_ns = i * 1000000ULL;
+			d.charges = i;
+			d.paid_ns = i * 500000ULL;
+			d.pays = 1;
+			fake_put(&fd, &k, &d);
+		}
+		fake_map_open(&m, &fd, 3);
+		top_model_free(&fx.m);
+		fx.m.mode = TOP_MODE_IOSTAT;
+		fx.m.fns.attached[IOLAT_FN_ADD_DELAY] = true;
+		fx.m.fns.attached[IOLAT_FN_THROTTLE] = true;
+		top_model_begin(&fx.m, &fx.cgs);
+		err = top_model_add_map(&fx.m, &m, TOP_MAP_DELAYS, &fx.cgs);
+		if (!err)
+			err = top_model_compute(&fx.m, 1);
+		top_model_sort(&fx.m, TOP_SORT_PATH);
+		rep.m = &fx.m;
+		json = render(top_print_json, &rep);
+		for (i = 1; i <= 5; i++) {
+			if (i == 4)
+				continue;
+			snprintf(path, sizeof(path), "/mb/c%d", i);
+			snprintf(want, sizeof(want), "\"delay_charged_ms\":%d.000,"
+				 "\"delay_paid_ms\":%d.%d00,", i, i / 2, i % 2 ? 5 : 0);
+			row = json_row(json, path);
+			if (!strstr(row, want)) {
+				rows_ok = false;
+				fprintf(stderr, "  %s: no %s in %s\n", path, want, row);
+			}
+		}
+		check(!err && rows_ok && fx.m.n == 4 && !strstr(json, "/mb/c4\"") &&
+		      fd.singles == 0 && fd.largest <= 3 && fake_find(&fd, &gone[0]) < 0 &&
+		      fake_live(&fd) == 4,
+		      "maps: the fallback's delays in batches: 4 rows with their delay, the "
+		      "removed cgroup's entry deleted (%d, %zu rows, %lu batch calls, %zu left)",
+		      err, fx.m.n, fd.batches, fake_live(&fd));
+		iolat_map_free(&m);
+	}
+	free(per_key);
+	iolat_sys_block_set(NULL);
+	iolat_dev_cache_reset();
+	fixture_free(&fx);
+}
+
+static int cmp_rowkey(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->cgid < y->cgid ? -1 : x->cgid > y->cgid;
+}
+
+/*
+ * Thousands of rows: each (device, cgroup) once, found again through the
+ * model's table as it grows (a row per target, then map entries and
+ * io.stat finding the same rows), the culprit by id.  The rows were
+ * searched one by one: 10,000 cgroups cost 100 ms of CPU an interval in
+ * those searches alone (on the host; more under TCG).
+ */
+static void test_many_rows(void)
+{
+	enum { N = 1500 };
+	struct fixture fx = {};
+	static struct iolat_key gk[2 * N / 10];
+	static struct iolat_group g[2 * N / 10];
+	struct iolat_key pk;
+	struct iolat_parent p = { .culprit_id = 0, .cookie = 999990 };
+	struct top_row *sorted, *r;
+	char path[64];
+	size_t i, dups = 0, ng = 0, throttling = 0;
+	int err;
+
+	mkcg("/many");
+	for (i = 1; i <= N; i++) {
+		snprintf(path, sizeof(path), "/many/g%zu", i);
+		mkcg(path);
+		put_target(path, DEV1, 1000 + i);
+		if (i % 10 == 0) {
+			snprintf(path, sizeof(path), "/many/g%zu/io.stat", i);
+			put(path, "%s", iostat_line(DEV1, 4096 * i, i, NULL));
+		}
+	}
+	put("/many/io.stat", "%s", iostat_line(DEV1, 4096, 1, NULL));
+	scan(&fx);
+	fixture_filter(&fx, "^/many");	/* the other tests' cgroups did IO too */
+	for (i = 10; i <= N; i += 10) {
+		snprintf(path, sizeof(path), "/many/g%zu", i);
+		gk[ng] = key(&fx, path, DEV1);
+		g[ng++] = (struct iolat_group){ .depth = IOLAT_DEPTH_MAX, .windows = i };
+		gk[ng] = key(&fx, path, DEV2);
+		g[ng++] = (struct iolat_group){ .depth = 2, .has_depth = 1 };
+	}
+	pk = key(&fx, "/many", DEV1);
+	p.culprit_id = cgid(&fx.cgs, "/many/g30");
+	err = interval(&fx, gk, g, ng, &pk, &p, 1, 1);
+	sorted = malloc(fx.m.n * sizeof(*sorted));
+	memcpy(sorted, fx.m.v, fx.m.n * sizeof(*sorted));
+	qsort(sorted, fx.m.n, sizeof(*sorted), cmp_rowkey);
+	for (i = 1; i < fx.m.n; i++)
+		dups += !cmp_rowkey(&sorted[i - 1], &sorted[i]);
+	free(sorted);
+	for (i = 0; i < fx.m.n; i++)
+		throttling += !strcmp(fx.m.v[i].state, "throttling");
+	check(!err && fx.m.n == N + N / 10 + 1 && !dups,
+	      "many rows: %d targets, %d entries on a second device, a parent: %zu rows, "
+	      "%zu twice (want %d, 0)", N, N / 10, fx.m.n, dups, N + N / 10 + 1);
+	r = row(&fx.m, DEV1, "/many/g30");
+	check(r && !strcmp(r->state, "throttling") && throttling == 1 && r->has_group &&
+	      r->target_us == 1030 && r->g.windows == 30,
+	      "many rows: the culprit's row found by id, its target and entry on it (%s, %zu)",
+	      r ? r->state : "no row", throttling);
+	put("/many/g1500/io.stat", "%s", iostat_line(DEV1, 4096 * 1500 + 4096 * 50, 1550, NULL));
+	err = interval(&fx, gk, g, ng, &pk, &p, 1, 1);
+	r = row(&fx.m, DEV1, "/many/g1500");
+	check(!err && fx.m.n == N + N / 10 + 1 && r && r->iops == 50,
+	      "many rows: the next interval, the same rows, a rate against the last (%.1f IOPS)",
+	      r ? r->iops : -1);
+	/*
+	 * -P's io.pressure, a cgroup's whatever the device: once for each
+	 * cgroup, its two rows far apart (sorted by depth), found by a table
+	 * of ids where a search through the rows before each was quadratic.
+	 */
+	{
+		struct top_report rep = { .m = &fx.m, .secs = 1, .rows = 100000, .batch = true,
+					  .time = 1764763200.5 };
+		const char *prom, *a;
+		size_t lines = 0, twice = 0;
+		char want[128];
+
+		for (i = 5; i <= N; i += 5) {
+			snprintf(path, sizeof(path), "/many/g%zu/io.pressure", i);
+			put(path, "some avg10=%zu.00 avg60=0.00 avg300=0.00 total=1\n"
+			    "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n", i % 100);
+		}
+		top_model_add_pressure(&fx.m);
+		top_model_sort(&fx.m, TOP_SORT_DEPTH);
+		prom = render(top_print_prom, &rep);
+		for (a = prom; (a = strstr(a, "\niolat_io_pressure_some_ratio{")); a++)
+			lines++;
+		for (i = 10; i <= N; i += 10) {
+			snprintf(want, sizeof(want), "iolat_io_pressure_some_ratio{cgroup=\"/many/g%zu\"}", i);
+			a = strstr(prom, want);
+			twice += !a || strstr(a + 1, want);
+		}
+		snprintf(want, sizeof(want), "iolat_io_pressure_some_ratio{cgroup=\"/many/g1250\"} 0.5\n");
+		check(lines == N / 5 && !twice && strstr(prom, want),
+		      "many rows: -P's io.pressure once per cgroup: %zu lines for %d cgroups, "
+		      "%zu of those with two rows not once", lines, N / 5, twice);
+	}
+	fixture_free(&fx);
+}
+
 /* blk_cgroup's parameter read as on, off, unknown; io.pressure parsed. */
 static void test_debug_param(void)
 {
@@ -1707,6 +2601,9 @@ int main(int argc, char **argv)
 	test_interval_view();
 	test_interval_depth();
 	test_cgroup_changes();
+	test_cgroup_namespace();
+	test_cgroup_by_id();
+	test_names();
 	test_preflight();
 	test_dev_partition();
 	test_ticks();
@@ -1716,5 +2613,7 @@ int main(int argc, char **argv)
 	test_fallback_functions();
 	test_fns_check();
 	test_debug_param();
+	test_map_batch();
+	test_many_rows();
 	return check_done();
 }
