@@ -91,31 +91,64 @@ cp "$TRACEFS/trace" $tr
 # Per removed group: from the moment it went offline (its target event
 # by=offline), no scale event may name it: a ghost.  Before that it was
 # forgotten either by that offline (a scale_reset by=offline naming it,
-# right after) or, when no scale event came for 5 s while its readers
-# moved out (seconds on the debug kernel), by the idle timer (a
-# scale_grp_clear by=timer naming it): both are counted.
+# within the next 20 lines) or, when no scale event came for 5 s while
+# its readers moved out (seconds on the debug kernel), by the idle timer
+# (a scale_grp_clear by=timer naming it): both are counted.  One pass
+# over the trace for all rounds: on the debug kernel the trace of 50
+# rounds is large enough that a grep per round outlasted the test.
+# Prints per round "r offline_line reset timer ghosts", then "ghost r
+# LINE" for the first three ghost events of each round.
+culprit_rounds() {
+	awk -v dev="$dev" -v idlist="${ids[*]}" '
+	BEGIN {
+		n = split(idlist, id, " ")
+		for (r = 1; r <= n; r++) round[id[r]] = r
+	}
+	/ iolatency_target: / && / target_ns=10000->0 / && / by=offline/ {
+		if (match($0, "\[" dev ":/iolat-c/v[0-9]+\]")) {
+			r = substr($0, RSTART + length(dev) + 12, RLENGTH - length(dev) - 13) + 0
+			if (r in id && !(r in off)) off[r] = NR
+		}
+		next
+	}
+	!match($0, / culprit_id=[0-9]+ /) { next }
+	{
+		r = round[substr($0, RSTART + 12, RLENGTH - 13)]
+		if (r == "") next
+		parent = index($0, "[" dev ":/iolat-c]") > 0
+	}
+	/ iolatency_scale_reset: / && / by=offline/ {
+		if (parent && (r in off) && NR - off[r] <= 20) reset[r] = 1
+		next
+	}
+	/ iolatency_scale_grp_clear: / && / by=timer/ && parent && !(r in off) { timer[r] = 1; next }
+	/ iolatency_scale_(cookie|grp_clear): / && (r in off) {
+		if (ghosts[r]++ < 3) print "ghost", r, $0
+	}
+	END {
+		for (r = 1; r <= n; r++)
+			print r, off[r] + 0, reset[r] + 0, timer[r] + 0, ghosts[r] + 0
+	}' "$tr"
+}
+culprit_rounds >/tmp/culprit-rounds.txt
 ghosts=0 by_offline=0 by_timer=0
-for r in $(seq "$rounds"); do
+while read -r r line reset timer n; do
+	[ "$r" = ghost ] && continue
 	id=${ids[r]}
-	line=$(grep -n "iolatency_target: \[$dev:/iolat-c/v$r\] target_ns=10000->0 .* by=offline" $tr | head -1)
-	[ -n "$line" ] || fail "round $r: no iolatency_target by=offline for v$r"
-	after=$(tail -n +"$((${line%%:*} + 1))" $tr)
-	if echo "$after" | head -20 |
-		grep -q "iolatency_scale_reset: \[$dev:/iolat-c\] .* culprit_id=$id .* by=offline"; then
+	[ "$line" != 0 ] || fail "round $r: no iolatency_target by=offline for v$r"
+	if [ "$reset" = 1 ]; then
 		by_offline=$((by_offline + 1))
-	elif head -n "${line%%:*}" $tr |
-		grep -q "iolatency_scale_grp_clear: \[$dev:/iolat-c\] .* culprit_id=$id .* by=timer"; then
+	elif [ "$timer" = 1 ]; then
 		by_timer=$((by_timer + 1))
 	else
 		fail "round $r: v$r (id $id) went offline as culprit and no reset or timer forgot it"
 	fi
-	n=$(echo "$after" | grep -c "iolatency_scale_\(cookie\|grp_clear\): .* culprit_id=$id ")
 	[ "$n" = 0 ] || {
 		ghosts=$((ghosts + 1))
 		note "v$r (id $id) offline, still culprit in $n scale events:"
-		echo "$after" | grep "culprit_id=$id " | head -3
+		awk -v r="$r" '$1 == "ghost" && $2 == r { $1 = $2 = ""; print }' /tmp/culprit-rounds.txt
 	}
-done
+done </tmp/culprit-rounds.txt
 note "culprits forgotten by their offline: $by_offline, by the idle timer before it: $by_timer"
 offline=$(grep -c 'iolatency_window: .* action=offline ' $tr)
 note "$rounds culprits removed mid-IO; $offline windows found their group offline under the lock"
