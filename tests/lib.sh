@@ -542,14 +542,23 @@ swap_start() {
 swap_used() { awk -v d="/dev/$1" '$1 == d { print $4 }' /proc/swaps; }
 
 # hog_start CGROUP: a runaway in CGROUP, limited to memory.max=64M: a dd
-# whose 192 MiB buffer cannot stay within it, over and over, so that it
-# swaps for as long as it runs.  Its swap-outs are issued as root (its
-# swap-ins are its own reads).  $! is the loop's pid.
+# whose 192 MiB buffer cannot stay within it, filled four times over and
+# over, so that it swaps for as long as it runs.  Its swap-outs are
+# issued as root (its swap-ins are its own reads).  $! is the loop's pid.
+# The buffer holds 0x01 bytes, from a tmpfs file made once (charged to
+# the caller's cgroup, not the hog's): from 6.12 on a page of zeros
+# swaps out without IO (a bit in the swap map, swpout_zero in
+# /proc/vmstat), and a dd from /dev/zero hardly touched the disk there.
+HOG_SRC=/dev/shm/iolat-hog-192M
 hog_start() {
 	cg_create "$1"
 	echo 64M >"$CG/$1/memory.max" || fail "cannot set memory.max of $1"
+	[ -s $HOG_SRC ] || python3 -c 'import sys
+open(sys.argv[1], "wb").write(b"\x01" * (192 << 20))' $HOG_SRC ||
+		fail "cannot write $HOG_SRC"
 	cg_run "$1" bash -c 'exec 2>/dev/null
-		while :; do dd if=/dev/zero of=/dev/null bs=192M count=4; done' &
+		while :; do cat "$0" "$0" "$0" "$0" |
+			dd of=/dev/null bs=192M count=4 iflag=fullblock; done' $HOG_SRC &
 }
 
 # swap_scenario_start: swap on null_blk iolat0 (swap_start), where
