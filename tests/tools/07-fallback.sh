@@ -226,6 +226,19 @@ ev=$(tail -1 /tmp/ev-swap.json)
 fl=$(echo "$fn" | row /iolat-p/loose)
 el=$(echo "$ev" | row /iolat-p/loose)
 echo "== swap: loose, functions | events"
+# Since the start, so never falling: a row that lost its counts (its map
+# entry taken for stale, say) would show a smaller total later.
+series() {
+	jq -r --arg cg /iolat-p/loose '.cgroups[] | select(.cgroup == $cg) |
+		"\(.delay_charged_ms) \(.delay_paid_ms)"' "$1"
+}
+for f in /tmp/fb-swap.json /tmp/ev-swap.json; do
+	series $f | awk '$1 == "null" || $2 == "null" { print "null at " NR; bad = 1 }
+		NR > 1 && ($1 + 0 < c || $2 + 0 < p) { print "fell at " NR ": " c " " p " -> " $0; bad = 1 }
+		{ c = $1 + 0; p = $2 + 0 }
+		END { if (NR == 0) { print "no row for loose"; bad = 1 }; exit bad }' ||
+		fail "swap: $f: loose's delay charged and paid since the start, per report: $(series $f | tr '\n' ' ')"
+done
 echo "$fl" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, delay_paid_ms_per_s, use_delay, depth}'
 echo "$el" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, delay_paid_ms_per_s, use_delay, depth}'
 echo "$fn" | jq -e '.functions.blkcg_add_delay == "attached" and

@@ -44,6 +44,11 @@ trap 'kill -INT $top $(cat /tmp/iolat-ns.snoop /tmp/iolat-ns.topne 2>/dev/null) 
 unshared() { [ "$(readlink /proc/$top/ns/cgroup)" != "$(readlink /proc/self/ns/cgroup)" ]; }
 wait_for 20 unshared || fail "unshare -C did not happen"
 echo $top >"$CG/cgroup.procs" || fail "cannot move the namespace's process out of iolat-ns"
+# A "sleep 0.1" of its wait loop forked before the move is still in
+# iolat-ns for a moment, and io cannot be given to the children of a
+# cgroup with a process in it (EBUSY): wait for it to go.
+emptied() { [ -z "$(cat "$ns/cgroup.procs")" ]; }
+wait_for 10 emptied || fail "iolat-ns keeps processes: $(cat "$ns/cgroup.procs")"
 echo "+io" >"$ns/cgroup.subtree_control" || fail "cannot enable io in iolat-ns"
 mkdir "$ns/a" && echo "$mm target=2000" >"$ns/a/io.latency" || fail "cannot set up iolat-ns/a"
 touch /tmp/iolat-ns.go
