@@ -2166,10 +2166,14 @@ static void fake_map_open(struct iolat_map *m, struct fake_map *f, __u32 batch)
 	f->batches = f->singles = f->largest = 0;
 }
 
-/* A fake /sys/dev/block with 4000:1 and 4000:2 (fake1, fake2) there. */
+/*
+ * A fake /sys/dev/block with 4000:1 and 4000:2 (fake1, fake2) there.  The
+ * path is static: iolat_sys_block_set() keeps the pointer.
+ */
 static void fake_sys_block(void)
 {
-	char sys[8192], fn[8300], to[16];
+	static char sys[8192];
+	char fn[8300], to[16];
 	int i;
 
 	snprintf(sys, sizeof(sys), "%s/../sysblk", root);
