@@ -205,14 +205,20 @@ fbt=$!
 evt=$!
 "$TOOLS/iolat-snoop" --no-events -a -j -d iolat0 >/tmp/fb-snoop.json 2>/tmp/fb-snoop.err &
 fbs=$!
-charged_and_paid() {
-	tail -1 /tmp/fb-swap.json | row /iolat-p/loose |
+# loose_paying FILE: FILE's last report has loose charged and paying
+# delay.  Both tools' before the 5 s below: the events' BPF takes longer
+# to load, and loose is charged only once the controller has scaled it
+# down, and pays later still.
+loose_paying() {
+	tail -1 "$1" | row /iolat-p/loose |
 		jqe '.delay_charged_ms > 0 and .delay_paid_ms > 0' >/dev/null 2>&1
 }
-timed_wait 150 "loose charged and paying delay, by the functions" charged_and_paid || {
+both_paying() { loose_paying /tmp/fb-swap.json && loose_paying /tmp/ev-swap.json; }
+timed_wait 150 "loose charged and paying delay, by the functions and the events" both_paying || {
 	tail -1 /tmp/fb-swap.json | row /iolat-p/loose
+	tail -1 /tmp/ev-swap.json | row /iolat-p/loose
 	kill -INT $fbt $evt $fbs
-	fail "the functions never showed loose charged and paying delay: $(cat /tmp/fb-swap.err)"
+	fail "the functions and the events never both showed loose charged and paying delay: $(cat /tmp/fb-swap.err /tmp/ev-swap.err)"
 }
 sleep 5
 kill -INT $fbt $evt $fbs
@@ -222,12 +228,7 @@ wait $fbs || fail "iolat-snoop --no-events exited $?: $(cat /tmp/fb-snoop.err)"
 grep -q "functions: blkcg_add_delay attached; blkcg_maybe_throttle_current attached" /tmp/fb-swap.err ||
 	fail "swap: stderr does not name the functions: $(cat /tmp/fb-swap.err)"
 fn=$(tail -1 /tmp/fb-swap.json)
-ev=$(tail -1 /tmp/ev-swap.json)
 fl=$(echo "$fn" | row /iolat-p/loose)
-el=$(echo "$ev" | row /iolat-p/loose)
-echo "== swap: loose, functions | events"
-echo "$fl" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, delay_paid_ms_per_s, use_delay, depth}'
-echo "$el" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, delay_paid_ms_per_s, use_delay, depth}'
 echo "$fn" | jqe '.functions.blkcg_add_delay == "attached" and
 	.functions.blkcg_maybe_throttle_current == "attached" and .lost_events == 0' >/dev/null ||
 	fail "swap: record head: $(echo "$fn" | head -c 400)"
@@ -238,12 +239,30 @@ echo "$fn" | row /iolat-p/tight | jqe '.delay_charged_ms == 0' >/dev/null ||
 	fail "swap: tight charged delay: $(echo "$fn" | row /iolat-p/tight)"
 # The same charges as the events' (blkcg_add_delay is called where
 # iolatency_delay_charge fires), the same sleeps (by the task's io cgroup
-# here, the blkg paid for there: both loose), over nearly the same time.
+# here, the blkg paid for there: both loose), at the same seconds.  Each
+# tool ticks from its own start and prints nothing more on SIGINT, so
+# their last reports can be nearly a second apart while loose's delay
+# grows by a second or two a second: compared are the two reports
+# nearest in time of the functions' last two and the events' last three
+# (half a second apart at most, reports a second apart; the later of two
+# as near).
+pair=$(jq -n -c --slurpfile f /tmp/fb-swap.json --slurpfile e /tmp/ev-swap.json '
+	[$f[-2:][] as $a | $e[-3:][] as $b | {dt: ($a.time - $b.time | fabs), t: $a.time,
+	 fn: ($a.cgroups[] | select(.cgroup == "/iolat-p/loose")),
+	 ev: ($b.cgroups[] | select(.cgroup == "/iolat-p/loose"))}] |
+	min_by([(.dt * 1000 | round), -.t])')
+pf=$(echo "$pair" | jq -c .fn)
+pe=$(echo "$pair" | jq -c .ev)
+echo "== swap: loose, functions | events, $(echo "$pair" | jq '.dt * 1000 | round') ms apart"
+echo "$pf" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, delay_paid_ms_per_s, use_delay, depth}'
+echo "$pe" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, delay_paid_ms_per_s, use_delay, depth}'
+echo "$pair" | jqe '.dt <= 0.75' >/dev/null ||
+	fail "swap: no reports of the two tools within 0.75 s: $(echo "$pair" | jq .dt) s"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > 0 && b > 0 && a / b >= 0.5 && a / b <= 2) }'; }
-ratio "$(echo "$fl" | jq .delay_charged_ms)" "$(echo "$el" | jq .delay_charged_ms)" ||
-	fail "swap: delay charged to loose: functions $(echo "$fl" | jq .delay_charged_ms) ms, events $(echo "$el" | jq .delay_charged_ms) ms"
-ratio "$(echo "$fl" | jq .delay_paid_ms)" "$(echo "$el" | jq .delay_paid_ms)" ||
-	fail "swap: delay paid by loose: functions $(echo "$fl" | jq .delay_paid_ms) ms, events $(echo "$el" | jq .delay_paid_ms) ms"
+ratio "$(echo "$pf" | jq .delay_charged_ms)" "$(echo "$pe" | jq .delay_charged_ms)" ||
+	fail "swap: delay charged to loose: functions $(echo "$pf" | jq .delay_charged_ms) ms, events $(echo "$pe" | jq .delay_charged_ms) ms"
+ratio "$(echo "$pf" | jq .delay_paid_ms)" "$(echo "$pe" | jq .delay_paid_ms)" ||
+	fail "swap: delay paid by loose: functions $(echo "$pf" | jq .delay_paid_ms) ms, events $(echo "$pe" | jq .delay_paid_ms) ms"
 # iolat-snoop --no-events -a: its mode first, then loose's charges (each
 # the 10 ms target minus a bio's latency) and sleeps, nothing else.
 jqe true </tmp/fb-snoop.json >/dev/null || fail "iolat-snoop --no-events printed invalid JSON"
