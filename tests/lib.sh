@@ -17,6 +17,23 @@ note() { echo "# $*"; }
 
 [ "${IOLAT_GUEST:-}" = 1 ] || fail "tests run inside the guest: use tests/run"
 
+# jqe [JQ-OPTION...] FILTER: true when stdin holds one JSON value at least
+# and FILTER gives each of them one output at least, all true (false,
+# null, an error, or no output at all, as of a select() that found
+# nothing: not; "some row" is any(.cgroups[]; ...)).
+# The guest's jq is the host's (its root is the host's /), Debian 12's
+# 1.6, whose `jq -e` exits 0 when its input holds no value at all: the
+# last line of a file not written yet, a row that is not there, "$var"
+# empty.  A check or a wait on that passes having looked at nothing
+# (tools/07-fallback's swap wait did, at its first poll), so the tests
+# never call `jq -e` on its own: jqe, or `jq -e -s`/`jq -e -n`, whose
+# filter runs once even on no input, on [] or null (tests/host/18-jq-checks
+# checks jqe and that no test does otherwise).
+jqe() {
+	local filter=${!#}
+	jq -e -s "${@:1:$#-1}" "length > 0 and all(.[]; [$filter] | length > 0 and all)"
+}
+
 # nullb_create NAME [attr=value...]: a null_blk device through configfs.
 # Defaults suit io.latency: timer completions (irqmode=2) so latency is
 # real, memory backed so data survives, 256 MiB.

@@ -2166,10 +2166,14 @@ static void fake_map_open(struct iolat_map *m, struct fake_map *f, __u32 batch)
 	f->batches = f->singles = f->largest = 0;
 }
 
-/* A fake /sys/dev/block with 4000:1 and 4000:2 (fake1, fake2) there. */
+/*
+ * A fake /sys/dev/block with 4000:1 and 4000:2 (fake1, fake2) there.  The
+ * path is static: iolat_sys_block_set() keeps the pointer.
+ */
 static void fake_sys_block(void)
 {
-	char sys[8192], fn[8300], to[16];
+	static char sys[8192];
+	char fn[8300], to[16];
 	int i;
 
 	snprintf(sys, sizeof(sys), "%s/../sysblk", root);
@@ -2440,6 +2444,111 @@ static void test_map_batch(void)
 	fixture_free(&fx);
 }
 
+/*
+ * The io.stat mode with the functions attached, refreshed as iolat-top
+ * does it (iolat-top.c's refresh() and rescan() without the events: a
+ * tick and a walk, the targets, the fallback's map read whole, io.stat,
+ * the rates), over eight intervals of tools/07-fallback's swap row:
+ * loose's entry in the map keeps growing, and its row shows the map's
+ * counters every interval, since the start, and the growth as the rates;
+ * its entry is never deleted, nor its counters started again.  A cgroup
+ * removed meanwhile (its directory gone from the walk) has its entry
+ * deleted, IOLAT_CGROUP_UNKNOWN_TICKS intervals later.  (The 6.1 run
+ * whose last report had loose's paid at 0 and charged at one interval's
+ * rate was not a reset: tests/host/18-jq-checks says why.)
+ */
+static void test_fallback_counters_kept(void)
+{
+	struct fake_map f = { .ks = sizeof(struct iolat_key),
+			      .vs = sizeof(struct iolat_delay), .bucket = 2 };
+	struct top_report rep = { .secs = 1, .rows = 1000, .batch = true };
+	struct fixture fx = {};
+	struct iolat_map m;
+	struct iolat_key kl, kg;
+	struct iolat_delay dl = { 0 }, dg = { .charged_ns = 7000000, .charges = 1 };
+	char fn[8192], want[256];
+	const char *json, *row;
+	bool rows_ok = true, kept = true;
+	int i, err = 0, gone_at = -1;
+	long at;
+
+	fake_sys_block();
+	mkcg("/fk");
+	mkcg("/fk/loose");
+	mkcg("/fk/tight");
+	mkcg("/fk/gone");
+	put_target("/fk/loose", DEV1, 10000);
+	put_target("/fk/tight", DEV1, 1000);
+	scan(&fx);
+	kl = key(&fx, "/fk/loose", DEV1);
+	kg = key(&fx, "/fk/gone", DEV1);
+	fake_put(&f, &kl, &dl);
+	fake_put(&f, &kg, &dg);
+	fake_map_open(&m, &f, 0);
+	fx.m.mode = TOP_MODE_IOSTAT;
+	fx.m.fns.attached[IOLAT_FN_ADD_DELAY] = true;
+	fx.m.fns.attached[IOLAT_FN_THROTTLE] = true;
+	fx.m.dev = DEV1;			/* -d */
+	fixture_filter(&fx, "^/fk");
+	for (i = 0; i < 8 && !err; i++) {
+		if (i == 2) {			/* rmdir'd: the next walks lack it */
+			snprintf(fn, sizeof(fn), "%s/fk/gone/io.stat", root);
+			unlink(fn);
+			snprintf(fn, sizeof(fn), "%s/fk/gone", root);
+			rmdir(fn);
+		}
+		/* A second of charges and sleeps (none in the first). */
+		if (i) {
+			dl.charged_ns += 1708730000;
+			dl.charges += 200;
+			dl.paid_ns += 250000000;
+			dl.pays += 1;
+			at = fake_find(&f, &kl);
+			if (at >= 0)
+				memcpy(f.vals[at], &dl, sizeof(dl));
+		}
+		/* rescan() without the events, then refresh()'s steps */
+		if (iolat_cgroups_tick(&fx.cgs) < 0)
+			err = 1;
+		scan(&fx);
+		iolat_dev_cache_reset();
+		top_model_begin(&fx.m, &fx.cgs);
+		err = err || top_model_add_targets(&fx.m, &fx.targets) ||
+			top_model_add_map(&fx.m, &m, TOP_MAP_DELAYS, &fx.cgs) ||
+			top_model_add_io(&fx.m) || top_model_compute(&fx.m, 1);
+		top_model_sort(&fx.m, TOP_SORT_PATH);
+		rep.m = &fx.m;
+		json = render(top_print_json, &rep);
+		row = json_row(json, "/fk/loose");
+		snprintf(want, sizeof(want), "\"delay_charged_ms_per_s\":%.3f,"
+			 "\"delay_paid_ms_per_s\":%.3f,\"throttled_bios_per_s\":null,"
+			 "\"delay_charged_ms\":%.3f,\"delay_paid_ms\":%.3f,",
+			 i ? 1708.73 : 0.0, i ? 250.0 : 0.0,
+			 dl.charged_ns / 1e6, dl.paid_ns / 1e6);
+		if (!strstr(row, want)) {
+			rows_ok = false;
+			fprintf(stderr, "  interval %d: no %s in %s\n", i, want, row);
+		}
+		kept &= fake_find(&f, &kl) >= 0;
+		if (gone_at < 0 && fake_find(&f, &kg) < 0)
+			gone_at = i;
+	}
+	if (records)
+		fputs(json, records);
+	check(!err && rows_ok && kept && dl.paid_ns == 1750000000,
+	      "fallback counters: 8 intervals read through the map: loose's row has the "
+	      "map's counters since the start each interval and their growth as the "
+	      "rates, its entry never deleted (%d)", err);
+	check(gone_at == 2 + IOLAT_CGROUP_UNKNOWN_TICKS,
+	      "fallback counters: a removed cgroup's entry deleted %d intervals after its "
+	      "walk lost it (interval %d, want %d)", IOLAT_CGROUP_UNKNOWN_TICKS, gone_at,
+	      2 + IOLAT_CGROUP_UNKNOWN_TICKS);
+	iolat_map_free(&m);
+	iolat_sys_block_set(NULL);
+	iolat_dev_cache_reset();
+	fixture_free(&fx);
+}
+
 static int cmp_rowkey(const void *a, const void *b)
 {
 	const struct top_row *x = a, *y = b;
@@ -2614,6 +2723,7 @@ int main(int argc, char **argv)
 	test_fns_check();
 	test_debug_param();
 	test_map_batch();
+	test_fallback_counters_kept();
 	test_many_rows();
 	return check_done();
 }

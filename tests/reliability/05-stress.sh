@@ -169,7 +169,7 @@ for t in iolat-top iolat-snoop bpftrace; do
 done
 
 jq -c . $TOP >/dev/null || fail "iolat-top printed invalid JSON"
-tail -1 $TOP | jq -e '[.cgroups[] | select(.cgroup | startswith("/iolat-s/g"))] | length == 0' >/dev/null ||
+tail -1 $TOP | jqe '[.cgroups[] | select(.cgroup | startswith("/iolat-s/g"))] | length == 0' >/dev/null ||
 	fail "iolat-top's last report shows removed cgroups:" \
 		"$(tail -1 $TOP | jq -c '[.cgroups[].cgroup]')"
 seen=$(jq -s '[.[].cgroups[] | select(.cgroup | startswith("/iolat-s/g")) | .cgroup] | unique | length' $TOP)

@@ -17,8 +17,11 @@ loose_start iolat0
 tight_start iolat0 1000
 row() { jq -c --arg cg "$1" '.cgroups[] | select(.cgroup == $cg)'; }
 # Wait for the throttled group to be pinned at depth 1 with delay on.
-wait_for 120 sh -c 'tail -1 /tmp/top.json | jq -e ".cgroups[] |
-	select(.cgroup == \"/iolat-p/loose\" and .state == \"delayed\" and .depth == 1)" >/dev/null' ||
+loose_pinned() {
+	tail -1 /tmp/top.json | jqe 'any(.cgroups[];
+		.cgroup == "/iolat-p/loose" and .state == "delayed" and .depth == 1)' >/dev/null
+}
+wait_for 120 loose_pinned ||
 	{ tail -2 /tmp/top.json; fail "loose never showed depth 1, delayed"; }
 sleep 2
 last=$(tail -1 /tmp/top.json)
@@ -26,44 +29,50 @@ echo "$last" | jq -c '.cgroups[] | {cgroup, state, depth, target_us, window, chi
 
 tight=$(echo "$last" | row /iolat-p/tight)
 [ -n "$tight" ] || fail "no row for /iolat-p/tight"
-echo "$tight" | jq -e '.target_us == 1000 and .window.stat == "missed" and
+echo "$tight" | jqe '.target_us == 1000 and .window.stat == "missed" and
 	.window.met == false and .window.missed_pct >= 50 and .window.samples > 0 and
 	.state == "throttling" and .device == "iolat0" and .rotational == false' >/dev/null ||
 	fail "tight row wrong: $tight"
 loose=$(echo "$last" | row /iolat-p/loose)
-echo "$loose" | jq -e '.target_us == null and .depth == 1 and .use_delay >= 1 and
+echo "$loose" | jqe '.target_us == null and .depth == 1 and .use_delay >= 1 and
 	.cookie < 1000000 and .throttled_bios_per_s > 0 and .iops > 0' >/dev/null ||
 	fail "loose row wrong: $loose"
 parent=$(echo "$last" | row /iolat-p)
-echo "$parent" | jq -e '.children.culprit == "/iolat-p/tight" and
+echo "$parent" | jqe '.children.culprit == "/iolat-p/tight" and
 	.children.cookie < 1000000 and .children.scale_downs >= 4' >/dev/null ||
 	fail "parent row wrong: $parent"
 # cgroup_id is the cgroup's inode.
-echo "$loose" | jq -e --argjson id "$(cg_id iolat-p/loose)" '.cgroup_id == $id' >/dev/null ||
+echo "$loose" | jqe --argjson id "$(cg_id iolat-p/loose)" '.cgroup_id == $id' >/dev/null ||
 	fail "cgroup_id of loose is not its inode"
 
-echo "$last" | row /iolat-q/idle | jq -e '.target_us == 7000 and .iops == 0' >/dev/null ||
+echo "$last" | row /iolat-q/idle | jqe '.target_us == 7000 and .iops == 0' >/dev/null ||
 	fail "no row for the target set before iolat-top started"
 # Targets changed while it runs (no cgroup created, so no new walk of the
 # tree) come from the iolatency_target event.
 io_latency_set iolat-p/tight iolat0 3000
 echo "$(majmin iolat0) target=max" >"$CG/iolat-q/idle/io.latency" ||
 	fail "cannot remove the target of iolat-q/idle"
-wait_for 10 sh -c 'tail -1 /tmp/top.json | jq -e "[.cgroups[] | select(.cgroup == \"/iolat-p/tight\")][0].target_us == 3000 and
-	([.cgroups[] | select(.cgroup == \"/iolat-q/idle\" and .target_us != null)] | length == 0)" >/dev/null' ||
+targets_changed() {
+	tail -1 /tmp/top.json | jqe '[.cgroups[] | select(.cgroup == "/iolat-p/tight")][0].target_us == 3000 and
+		([.cgroups[] | select(.cgroup == "/iolat-q/idle" and .target_us != null)] | length == 0)' >/dev/null
+}
+wait_for 10 targets_changed ||
 	{ tail -1 /tmp/top.json; fail "target changes not shown"; }
 
 # Rows vanish with their cgroups.
 cg_remove iolat-p || fail "cannot remove the cgroups"
 sleep 3
-tail -1 /tmp/top.json | jq -e '[.cgroups[] | select(.cgroup | startswith("/iolat-p"))] | length == 0' >/dev/null ||
+tail -1 /tmp/top.json | jqe '[.cgroups[] | select(.cgroup | startswith("/iolat-p"))] | length == 0' >/dev/null ||
 	{ tail -1 /tmp/top.json; fail "rows of removed cgroups still shown"; }
 # And come back with new ones: a new cgroup with a target.
 tight_start iolat0 5000 5
-wait_for 20 sh -c 'tail -1 /tmp/top.json | jq -e ".cgroups[] | select(.cgroup == \"/iolat-p/tight\" and .target_us == 5000)" >/dev/null' ||
+new_row() {
+	tail -1 /tmp/top.json | jqe 'any(.cgroups[]; .cgroup == "/iolat-p/tight" and .target_us == 5000)' >/dev/null
+}
+wait_for 20 new_row ||
 	fail "a new cgroup's row did not appear"
 kill -INT $top
 wait $top || fail "iolat-top exited $? on SIGINT"
-jq -e . /tmp/top.json >/dev/null || fail "iolat-top printed invalid JSON"
+jqe true </tmp/top.json >/dev/null || fail "iolat-top printed invalid JSON"
 [ "$(jq -s 'map(.lost_events) | max' /tmp/top.json)" = 0 ] || fail "iolat-top lost events"
 note "$(wc -l </tmp/top.json) reports"

@@ -68,7 +68,7 @@ run() {
 	wait $fn || fail "iolat-top --no-events exited $?: $(cat /tmp/fb-fn.err)"
 	[ "$(wc -l </tmp/fb-iostat.json)" = "$1" ] || fail "--no-events: $(wc -l </tmp/fb-iostat.json) reports, want $1"
 	[ "$(wc -l </tmp/fb-fn.json)" = "$1" ] || fail "--no-events (functions): $(wc -l </tmp/fb-fn.json) reports, want $1"
-	jq -e . /tmp/fb-iostat.json /tmp/fb-fn.json >/dev/null || fail "--no-events printed invalid JSON"
+	cat /tmp/fb-iostat.json /tmp/fb-fn.json | jqe true >/dev/null || fail "--no-events printed invalid JSON"
 }
 
 # functions_checks LABEL: the io.stat mode with the functions attached
@@ -85,17 +85,17 @@ functions_checks() {
 		/tmp/fb-fn.err || fail "$1: stderr does not name the functions attached: $(cat /tmp/fb-fn.err)"
 	fn=$(tail -1 /tmp/fb-fn.json)
 	ev=$(tail -1 /tmp/fb-events.json)
-	echo "$fn" | jq -e '.mode == "iostat" and .mode_reason == "--no-events" and
+	echo "$fn" | jqe '.mode == "iostat" and .mode_reason == "--no-events" and
 		.functions.blkcg_add_delay == "attached" and
 		.functions.blkcg_maybe_throttle_current == "attached" and .lost_events == 0' >/dev/null ||
 		fail "$1: functions' record head wrong: $(echo "$fn" | head -c 400)"
-	echo "$fn" | jq -e "[.cgroups[] | select(($EVENTS_ONLY_BUT_DELAY) | not)] | length == 0" >/dev/null ||
+	echo "$fn" | jqe "[.cgroups[] | select(($EVENTS_ONLY_BUT_DELAY) | not)] | length == 0" >/dev/null ||
 		fail "$1: with the functions, a row is wrong: $fn"
 	# No charge in the noisy neighbour: 0 with the functions as with the events.
 	for cg in /iolat-p/loose /iolat-p/tight; do
 		f=$(echo "$fn" | row "$cg")
 		e=$(echo "$ev" | row "$cg")
-		echo "$f" | jq -e --argjson e "$e" '(.delay_charged_ms > 0) == ($e.delay_charged_ms > 0) and
+		echo "$f" | jqe --argjson e "$e" '(.delay_charged_ms > 0) == ($e.delay_charged_ms > 0) and
 			(.delay_paid_ms > 0) == ($e.delay_paid_ms > 0) and .delay_charged_ms == 0 and
 			.delay_paid_ms == 0 and .delay_charged_ms_per_s == 0' >/dev/null ||
 			fail "$1: $cg's delay with the functions $(echo "$f" | jq -c '{delay_charged_ms, delay_paid_ms}'), events $(echo "$e" | jq -c '{delay_charged_ms, delay_paid_ms}')"
@@ -109,37 +109,37 @@ run 6
 grep -q "no-events: io.stat mode.*blkcg_debug_stats off.*echo 1 >" /tmp/fb-iostat.err ||
 	fail "--no-events did not say its mode and debug stats on stderr: $(cat /tmp/fb-iostat.err)"
 last=$(tail -1 /tmp/fb-iostat.json)
-echo "$last" | jq -e '.mode == "iostat" and .mode_reason == "--no-events" and
+echo "$last" | jqe '.mode == "iostat" and .mode_reason == "--no-events" and
 	.debug_stats == false and .lost_events == null' >/dev/null ||
 	fail "debug off: record head wrong: $(echo "$last" | head -c 300)"
-echo "$last" | jq -e "[.cgroups[] | select(($EVENTS_ONLY) | not)] | length == 0" >/dev/null ||
+echo "$last" | jqe "[.cgroups[] | select(($EVENTS_ONLY) | not)] | length == 0" >/dev/null ||
 	fail "debug off: an events-only key is not null: $last"
-echo "$last" | row /iolat-p/loose | jq -e '.depth == null and .use_delay == null and
+echo "$last" | row /iolat-p/loose | jqe '.depth == null and .use_delay == null and
 	.state == "unknown" and .iostat_debug == null and .iops > 0' >/dev/null ||
 	fail "debug off: loose: $(echo "$last" | row /iolat-p/loose)"
-echo "$last" | row /iolat-p/tight | jq -e '.target_us == 1000 and .iops > 0' >/dev/null ||
+echo "$last" | row /iolat-p/tight | jqe '.target_us == 1000 and .iops > 0' >/dev/null ||
 	fail "debug off: tight: $(echo "$last" | row /iolat-p/tight)"
 # PSI where the kernel has it (CONFIG_PSI, psi not 0)
 if cat "$CG/iolat-p/tight/io.pressure" >/dev/null 2>&1; then
-	echo "$last" | row /iolat-p/tight | jq -e '.io_pressure_some_pct >= 0 and .io_pressure_full_pct >= 0' >/dev/null ||
+	echo "$last" | row /iolat-p/tight | jqe '.io_pressure_some_pct >= 0 and .io_pressure_full_pct >= 0' >/dev/null ||
 		fail "io.pressure readable, PSI null: $(echo "$last" | row /iolat-p/tight)"
 else
-	echo "$last" | row /iolat-p/tight | jq -e '.io_pressure_some_pct == null' >/dev/null ||
+	echo "$last" | row /iolat-p/tight | jqe '.io_pressure_some_pct == null' >/dev/null ||
 		fail "no io.pressure, PSI not null"
 	note "no PSI in this kernel: io_pressure_* null, as they should be"
 fi
 ev=$(tail -1 /tmp/fb-events.json)
-echo "$ev" | jq -e '.mode == "events" and .mode_reason == null and .lost_events == 0' >/dev/null ||
+echo "$ev" | jqe '.mode == "events" and .mode_reason == null and .lost_events == 0' >/dev/null ||
 	fail "events mode record head wrong: $(echo "$ev" | head -c 300)"
 # (its depth may be null: pinned at 1 before it started, no event since)
-echo "$ev" | row /iolat-p/loose | jq -e '.iops > 0' >/dev/null ||
+echo "$ev" | row /iolat-p/loose | jqe '.iops > 0' >/dev/null ||
 	fail "events mode: no loose row: $ev"
 compare "blkcg_debug_stats off"
 functions_checks "blkcg_debug_stats off"
 # Its iolat-why: nearly everything unchecked, depth_unknown said.
 "$TOOLS/iolat-why" -j --top /tmp/fb-iostat.json >/tmp/fb-why.json
-jq -e '(.unchecked | index("unreachable_target")) and (.unchecked | index("flapping")) and
-	([.findings[].rule] - ["depth_unknown", "target_not_as_meant"] | length == 0)' /tmp/fb-why.json >/dev/null ||
+jqe '(.unchecked | index("unreachable_target")) and (.unchecked | index("flapping")) and
+	([.findings[].rule] - ["depth_unknown", "target_not_as_meant"] | length == 0)' </tmp/fb-why.json >/dev/null ||
 	fail "iolat-why on the debug-off recording: $(cat /tmp/fb-why.json)"
 note "iolat-why, debug off: unchecked $(jq -c .unchecked /tmp/fb-why.json), found $(jq -c '[.findings[].rule]' /tmp/fb-why.json)"
 
@@ -147,18 +147,18 @@ note "iolat-why, debug off: unchecked $(jq -c .unchecked /tmp/fb-why.json), foun
 debug_stats 1
 run 8
 last=$(tail -1 /tmp/fb-iostat.json)
-echo "$last" | jq -e '.mode == "iostat" and .debug_stats == true' >/dev/null ||
+echo "$last" | jqe '.mode == "iostat" and .debug_stats == true' >/dev/null ||
 	fail "debug on: record head wrong"
-echo "$last" | jq -e "[.cgroups[] | select(($EVENTS_ONLY) | not)] | length == 0" >/dev/null ||
+echo "$last" | jqe "[.cgroups[] | select(($EVENTS_ONLY) | not)] | length == 0" >/dev/null ||
 	fail "debug on: an events-only key is not null: $last"
 ev=$(tail -1 /tmp/fb-events.json)
 # The same depth and use_delay as the events say, from io.stat.
 fl=$(echo "$last" | row /iolat-p/loose)
 el=$(echo "$ev" | row /iolat-p/loose)
-echo "$fl" | jq -e --argjson e "$el" '.depth == $e.depth and .depth == 1 and
+echo "$fl" | jqe --argjson e "$el" '.depth == $e.depth and .depth == 1 and
 	.state == "delayed" and .use_delay >= 1 and .iostat_debug.total != null' >/dev/null ||
 	fail "debug on: loose differs from the events' view: io.stat $fl, events $el"
-echo "$last" | row /iolat-p/tight | jq -e '.iostat_debug.total != null and
+echo "$last" | row /iolat-p/tight | jqe '.iostat_debug.total != null and
 	.iostat_debug.missed != null and .iostat_debug.avg_lat_us == null and .depth == "max" and
 	.state == "unthrottled"' >/dev/null ||
 	fail "debug on: tight: $(echo "$last" | row /iolat-p/tight)"
@@ -170,8 +170,8 @@ awk -v a="$fi_" -v b="$ei" 'BEGIN { exit !(a > 0 && b > 0 && a / b > 0.5 && a / 
 compare "blkcg_debug_stats on"
 functions_checks "blkcg_debug_stats on"
 "$TOOLS/iolat-why" -j --top /tmp/fb-iostat.json >/tmp/fb-why.json
-jq -e '(.unchecked | index("unreachable_target") | not) and (.unchecked | index("flapping"))' \
-	/tmp/fb-why.json >/dev/null || fail "iolat-why on the debug-on recording: $(cat /tmp/fb-why.json)"
+jqe '(.unchecked | index("unreachable_target") | not) and (.unchecked | index("flapping"))' \
+	</tmp/fb-why.json >/dev/null || fail "iolat-why on the debug-on recording: $(cat /tmp/fb-why.json)"
 note "iolat-why, debug on: unchecked $(jq -c .unchecked /tmp/fb-why.json), found $(jq -c '[.findings[].rule]' /tmp/fb-why.json)"
 # The text view says the mode, once a header, and the functions.
 "$TOOLS/iolat-top" --no-events --no-functions -b -d iolat0 1 1 >/tmp/fb-text.out 2>/dev/null ||
@@ -205,14 +205,20 @@ fbt=$!
 evt=$!
 "$TOOLS/iolat-snoop" --no-events -a -j -d iolat0 >/tmp/fb-snoop.json 2>/tmp/fb-snoop.err &
 fbs=$!
-charged_and_paid() {
-	tail -1 /tmp/fb-swap.json | row /iolat-p/loose |
-		jq -e '.delay_charged_ms > 0 and .delay_paid_ms > 0' >/dev/null 2>&1
+# loose_paying FILE: FILE's last report has loose charged and paying
+# delay.  Both tools' before the 5 s below: the events' BPF takes longer
+# to load, and loose is charged only once the controller has scaled it
+# down, and pays later still.
+loose_paying() {
+	tail -1 "$1" | row /iolat-p/loose |
+		jqe '.delay_charged_ms > 0 and .delay_paid_ms > 0' >/dev/null 2>&1
 }
-timed_wait 150 "loose charged and paying delay, by the functions" charged_and_paid || {
+both_paying() { loose_paying /tmp/fb-swap.json && loose_paying /tmp/ev-swap.json; }
+timed_wait 150 "loose charged and paying delay, by the functions and the events" both_paying || {
 	tail -1 /tmp/fb-swap.json | row /iolat-p/loose
+	tail -1 /tmp/ev-swap.json | row /iolat-p/loose
 	kill -INT $fbt $evt $fbs
-	fail "the functions never showed loose charged and paying delay: $(cat /tmp/fb-swap.err)"
+	fail "the functions and the events never both showed loose charged and paying delay: $(cat /tmp/fb-swap.err /tmp/ev-swap.err)"
 }
 sleep 5
 kill -INT $fbt $evt $fbs
@@ -222,10 +228,7 @@ wait $fbs || fail "iolat-snoop --no-events exited $?: $(cat /tmp/fb-snoop.err)"
 grep -q "functions: blkcg_add_delay attached; blkcg_maybe_throttle_current attached" /tmp/fb-swap.err ||
 	fail "swap: stderr does not name the functions: $(cat /tmp/fb-swap.err)"
 fn=$(tail -1 /tmp/fb-swap.json)
-ev=$(tail -1 /tmp/ev-swap.json)
 fl=$(echo "$fn" | row /iolat-p/loose)
-el=$(echo "$ev" | row /iolat-p/loose)
-echo "== swap: loose, functions | events"
 # Since the start, so never falling: a row that lost its counts (its map
 # entry taken for stale, say) would show a smaller total later.
 series() {
@@ -239,28 +242,44 @@ for f in /tmp/fb-swap.json /tmp/ev-swap.json; do
 		END { if (NR == 0) { print "no row for loose"; bad = 1 }; exit bad }' ||
 		fail "swap: $f: loose's delay charged and paid since the start, per report: $(series $f | tr '\n' ' ')"
 done
-echo "$fl" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, delay_paid_ms_per_s, use_delay, depth}'
-echo "$el" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, delay_paid_ms_per_s, use_delay, depth}'
-echo "$fn" | jq -e '.functions.blkcg_add_delay == "attached" and
+echo "$fn" | jqe '.functions.blkcg_add_delay == "attached" and
 	.functions.blkcg_maybe_throttle_current == "attached" and .lost_events == 0' >/dev/null ||
 	fail "swap: record head: $(echo "$fn" | head -c 400)"
-echo "$fl" | jq -e '.delay_charged_ms > 0 and .delay_paid_ms > 0 and
+echo "$fl" | jqe '.delay_charged_ms > 0 and .delay_paid_ms > 0 and
 	.delay_charged_ms_per_s != null and .delay_paid_ms_per_s != null and
 	.throttled_bios == null and .window == null' >/dev/null || fail "swap: loose, functions: $fl"
-echo "$fn" | row /iolat-p/tight | jq -e '.delay_charged_ms == 0' >/dev/null ||
+echo "$fn" | row /iolat-p/tight | jqe '.delay_charged_ms == 0' >/dev/null ||
 	fail "swap: tight charged delay: $(echo "$fn" | row /iolat-p/tight)"
 # The same charges as the events' (blkcg_add_delay is called where
 # iolatency_delay_charge fires), the same sleeps (by the task's io cgroup
-# here, the blkg paid for there: both loose), over nearly the same time.
+# here, the blkg paid for there: both loose), at the same seconds.  Each
+# tool ticks from its own start and prints nothing more on SIGINT, so
+# their last reports can be nearly a second apart while loose's delay
+# grows by a second or two a second: compared are the two reports
+# nearest in time of the functions' last two and the events' last three
+# (half a second apart at most, reports a second apart; the later of two
+# as near).
+pair=$(jq -n -c --slurpfile f /tmp/fb-swap.json --slurpfile e /tmp/ev-swap.json '
+	[$f[-2:][] as $a | $e[-3:][] as $b | {dt: ($a.time - $b.time | fabs), t: $a.time,
+	 fn: ($a.cgroups[] | select(.cgroup == "/iolat-p/loose")),
+	 ev: ($b.cgroups[] | select(.cgroup == "/iolat-p/loose"))}] |
+	min_by([(.dt * 1000 | round), -.t])')
+pf=$(echo "$pair" | jq -c .fn)
+pe=$(echo "$pair" | jq -c .ev)
+echo "== swap: loose, functions | events, $(echo "$pair" | jq '.dt * 1000 | round') ms apart"
+echo "$pf" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, delay_paid_ms_per_s, use_delay, depth}'
+echo "$pe" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, delay_paid_ms_per_s, use_delay, depth}'
+echo "$pair" | jqe '.dt <= 0.75' >/dev/null ||
+	fail "swap: no reports of the two tools within 0.75 s: $(echo "$pair" | jq .dt) s"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > 0 && b > 0 && a / b >= 0.5 && a / b <= 2) }'; }
-ratio "$(echo "$fl" | jq .delay_charged_ms)" "$(echo "$el" | jq .delay_charged_ms)" ||
-	fail "swap: delay charged to loose: functions $(echo "$fl" | jq .delay_charged_ms) ms, events $(echo "$el" | jq .delay_charged_ms) ms"
-ratio "$(echo "$fl" | jq .delay_paid_ms)" "$(echo "$el" | jq .delay_paid_ms)" ||
-	fail "swap: delay paid by loose: functions $(echo "$fl" | jq .delay_paid_ms) ms, events $(echo "$el" | jq .delay_paid_ms) ms"
+ratio "$(echo "$pf" | jq .delay_charged_ms)" "$(echo "$pe" | jq .delay_charged_ms)" ||
+	fail "swap: delay charged to loose: functions $(echo "$pf" | jq .delay_charged_ms) ms, events $(echo "$pe" | jq .delay_charged_ms) ms"
+ratio "$(echo "$pf" | jq .delay_paid_ms)" "$(echo "$pe" | jq .delay_paid_ms)" ||
+	fail "swap: delay paid by loose: functions $(echo "$pf" | jq .delay_paid_ms) ms, events $(echo "$pe" | jq .delay_paid_ms) ms"
 # iolat-snoop --no-events -a: its mode first, then loose's charges (each
 # the 10 ms target minus a bio's latency) and sleeps, nothing else.
-jq -e . /tmp/fb-snoop.json >/dev/null || fail "iolat-snoop --no-events printed invalid JSON"
-head -1 /tmp/fb-snoop.json | jq -e '.schema == 1 and .tool == "iolat-snoop" and .event == "mode" and
+jqe true </tmp/fb-snoop.json >/dev/null || fail "iolat-snoop --no-events printed invalid JSON"
+head -1 /tmp/fb-snoop.json | jqe '.schema == 1 and .tool == "iolat-snoop" and .event == "mode" and
 	.mode == "functions" and .mode_reason == "--no-events" and .logs == ["charge", "sleep"] and
 	.functions.blkcg_add_delay == "attached" and (.cannot_see | index("window"))' >/dev/null ||
 	fail "iolat-snoop --no-events: first record: $(head -1 /tmp/fb-snoop.json)"
@@ -280,8 +299,8 @@ note "iolat-snoop --no-events: $(jq -s -c 'group_by(.event) | map({(.[0].event):
 "$TOOLS/iolat-why" -j --no-events --device iolat0 -d 8 >/tmp/fb-why-live.json 2>/tmp/fb-why-live.err
 rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "iolat-why -d --no-events exited $rc: $(cat /tmp/fb-why-live.err)"
-jq -e '.events > 0 and .rows > 0 and (.unchecked | index("flapping")) and
-	(.unchecked | index("no_charge_without_target") | not)' /tmp/fb-why-live.json >/dev/null ||
+jqe '.events > 0 and .rows > 0 and (.unchecked | index("flapping")) and
+	(.unchecked | index("no_charge_without_target") | not)' </tmp/fb-why-live.json >/dev/null ||
 	fail "iolat-why -d --no-events: $(cat /tmp/fb-why-live.json)"
 note "iolat-why -d --no-events: status $rc, unchecked $(jq -c .unchecked /tmp/fb-why-live.json), found $(jq -c '[.findings[].rule]' /tmp/fb-why-live.json)"
 cg_kill iolat-p

@@ -57,7 +57,7 @@ started() { [ "$(reports)" -ge 1 ] || ! kill -0 $top 2>/dev/null; }
 wait_for 120 started && kill -0 $top 2>/dev/null ||
 	fail "iolat-top in the namespace printed nothing: $(cat /tmp/ns-top.err)"
 row() { jq -c --arg cg "$1" '.cgroups[] | select(.cgroup == $cg)'; }
-tail -1 /tmp/ns-top.json | row /a | jq -e '.target_us == 2000' >/dev/null ||
+tail -1 /tmp/ns-top.json | row /a | jqe '.target_us == 2000' >/dev/null ||
 	fail "no row /a (iolat-ns/a as the namespace sees it): $(tail -1 /tmp/ns-top.json)"
 # iolat-snoop attached: it sees a target written.
 echo "$mm target=2500" >"$ns/a/io.latency" || fail "cannot change a's target"
@@ -85,7 +85,7 @@ rl=$(first_report "/$L1/$L2")
 note "created after report $r0: /b in report $rb, the 402-byte path in report $rl"
 [ $((rb - r0)) -le 3 ] && [ $((rl - r0)) -le 3 ] ||
 	fail "new cgroups took $((rb - r0)) and $((rl - r0)) reports, want 3 at most (a walk comes after 5)"
-tail -1 /tmp/ns-top.json | row "/$L1/$L2" | jq -e '.target_us == 4000' >/dev/null ||
+tail -1 /tmp/ns-top.json | row "/$L1/$L2" | jqe '.target_us == 4000' >/dev/null ||
 	fail "the long path's row lacks its target"
 sleep 2
 if jq -r '.cgroups[].cgroup' /tmp/ns-top.json | grep -E 'iolat-out|^/iolat-ns' | head -1 | grep -q .; then
@@ -96,12 +96,12 @@ if grep -q 'cannot open cgroups by id' /tmp/ns-top.err; then
 fi
 
 # The io.stat mode: every cgroup with a target, as the namespace sees it.
-ne_rows() { tail -1 /tmp/ns-topne.json | jq -e --arg l "/$L1/$L2" \
+ne_rows() { tail -1 /tmp/ns-topne.json | jqe --arg l "/$L1/$L2" \
 	'[.cgroups[] | select(.target_us != null) | .cgroup] as $c |
 	 all("/a", "/b", $l; . as $p | $c | any(.[]; . == $p))' >/dev/null; }
 wait_for 10 ne_rows || fail "iolat-top --no-events lacks /a, /b or the long path: \
 $(tail -1 /tmp/ns-topne.json | jq -c '[.cgroups[].cgroup]') $(cat /tmp/ns-topne.err)"
-tail -1 /tmp/ns-topne.json | jq -e '.mode == "iostat"' >/dev/null ||
+tail -1 /tmp/ns-topne.json | jqe '.mode == "iostat"' >/dev/null ||
 	fail "iolat-top --no-events is not in the io.stat mode: $(tail -1 /tmp/ns-topne.json | head -c 300)"
 if jq -r '.cgroups[].cgroup' /tmp/ns-topne.json | grep -E 'iolat-out|^/iolat-ns' | head -1 | grep -q .; then
 	fail "iolat-top --no-events: a cgroup outside the namespace, or a path from the hierarchy's root"
