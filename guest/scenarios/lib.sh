@@ -4,8 +4,10 @@
 # Source it from bash, after tests/lib.sh's prerequisites (IOLAT_REPO):
 #	. "$IOLAT_REPO/guest/scenarios/lib.sh"
 #
-# It brings tests/lib.sh (null_blk, cgroups, fio jobs, swap) and adds the
-# duration knob, the iolat-top recording and jq summaries of a recording.
+# It brings tests/lib.sh (null_blk, cgroups, fio jobs, swap, and jqe, the
+# JSON check that no input at all cannot pass: never `jq -e` alone, see
+# there) and adds the duration knob, the iolat-top recording and jq
+# summaries of a recording.
 # Sourcing it only defines things; scenario_begin starts a scenario.
 #
 # Knobs, from the environment:
@@ -231,7 +233,8 @@ rec_parents() {
 # IOLAT_SECS=SECS and the other knobs given; its output goes to
 # /tmp/NAME.out ($SCEN_OUT) and is shown.  Fails if the scenario does.
 # REC is then its recording, and SNOOP_REC its iolat-snoop one if it made
-# one, checked: JSON lines, no event lost.
+# one, checked: JSON lines, one at least (an empty recording is not a
+# recording), no event lost.
 run_scenario() {
 	local name=$1 secs=$2 rc
 	shift 2
@@ -243,11 +246,13 @@ run_scenario() {
 	rc=$?
 	cat "$SCEN_OUT"
 	[ $rc = 0 ] || fail "scenario $name exited $rc"
-	jq -e . "$REC" >/dev/null || fail "recording $REC is not JSON lines"
+	jqe 'type == "object"' <"$REC" >/dev/null ||
+		fail "recording $REC is not JSON lines, or none"
 	[ "$(jq -s 'map(.lost_events) | max' "$REC")" = 0 ] ||
 		fail "iolat-top lost events in $REC"
 	if [ -s "$SNOOP_REC" ]; then
-		jq -e . "$SNOOP_REC" >/dev/null || fail "recording $SNOOP_REC is not JSON lines"
+		jqe 'type == "object"' <"$SNOOP_REC" >/dev/null ||
+			fail "recording $SNOOP_REC is not JSON lines, or none"
 		[ "$(jq -s 'map(select(.event == "lost")) | length' "$SNOOP_REC")" = 0 ] ||
 			fail "iolat-snoop lost events in $SNOOP_REC"
 	fi
@@ -260,11 +265,14 @@ summary_col() {
 }
 
 # group_check CGROUP JQ_EXPR WHAT: CGROUP's summary (rec_group) passes
-# JQ_EXPR, or the test fails saying WHAT.
+# JQ_EXPR, or the test fails saying WHAT.  No summary (no row of CGROUP in
+# REC: rec_group's null; or REC not read) fails whatever JQ_EXPR says:
+# null passes '.children == null', and no value at all jq 1.6's -e.
 group_check() {
 	local g
 	g=$(rec_group "$1")
-	echo "$g" | jq -e "$2" >/dev/null || fail "$1: $3: $g"
+	[[ -n $g && $g != null ]] || fail "$1: $3: no row of $1 in $REC"
+	echo "$g" | jqe "$2" >/dev/null || fail "$1: $3: $g"
 	note "$1: $3"
 }
 
@@ -282,7 +290,7 @@ why_expect() {
 	out=$("$TOOLS/iolat-why" -j "${WHY_ARGS[@]}")
 	rc=$?
 	[ "$rc" = 1 ] || fail "iolat-why ${WHY_ARGS[*]} exited $rc, want 1 (findings): $out"
-	echo "$out" | jq -e --arg r "$1" --arg c "$2" \
+	echo "$out" | jqe --arg r "$1" --arg c "$2" \
 		'any(.findings[]; .rule == $r and .cgroup == $c)' >/dev/null ||
 		fail "iolat-why found no $1 for $2, but: $(why_found "$out")"
 	note "iolat-why: $1 for $2"
@@ -297,7 +305,7 @@ why_names() {
 	out=$("$TOOLS/iolat-why" -j "${WHY_ARGS[@]}")
 	rc=$?
 	[ "$rc" = 1 ] || fail "iolat-why ${WHY_ARGS[*]} exited $rc, want 1 (findings): $out"
-	echo "$out" | jq -e --arg r "$1" --arg c "$2" \
+	echo "$out" | jqe --arg r "$1" --arg c "$2" \
 		'any(.findings[]; .rule == $r and (.cgroup == $c or any(.others[]; . == $c)))' \
 		>/dev/null || fail "iolat-why found no $1 naming $2, but: $(why_found "$out")"
 	note "iolat-why: $1, naming $2"
