@@ -16,19 +16,22 @@ export BUILD
 # once, from 6.1's BTF, and run on both.
 KVER ?= 6.1
 
-.PHONY: help deps kernel kernel-debug tree check-patches check-notrace check-series \
+.PHONY: help deps kernel kernel-debug kernel-unpatched test-unpatched tree check-patches check-notrace check-series \
 	guest tools install uninstall test test-debug demo scenario bench bench-scale clean distclean
 
 help:
 	@echo 'make deps           install the Debian packages the project needs (root)'
 	@echo 'make kernel         build the patched guest kernel (build/kbuild)'
 	@echo 'make kernel-debug   build it with guest/debug.config (build/kbuild-debug)'
+	@echo 'make kernel-unpatched  the same kernel without the series: io.latency, no'
+	@echo '                    events (build/kbuild-unpatched), as distributions ship it'
 	@echo '   KVER=6.12        ... of linux-source-6.12 (build/kbuild-6.12[-debug]);'
 	@echo '                    the kernel, check, test and guest targets take KVER'
 	@echo 'make tools          build the BPF tools against the kernel BTF'
 	@echo 'make install        install the built tools, man pages, exporter unit, alert'
 	@echo '                    rules (PREFIX=/usr/local, DESTDIR=); make uninstall'
 	@echo 'make test           run every test suite in the guest'
+	@echo 'make test-unpatched iolat-top and iolat-why on the kernel without the series'
 	@echo 'make demo           the demo: boot, run a noisy neighbour, show iolat-top'
 	@echo 'make scenario S=N   one scenario of guest/scenarios/ (1-7), recorded, plotted'
 	@echo 'make bench          IOPS with no tracing, iolat-top, all events (printed)'
@@ -48,6 +51,9 @@ kernel:
 
 kernel-debug:
 	@guest/build-kernel --kver $(KVER) --variant debug
+
+kernel-unpatched:
+	@guest/build-kernel --kver $(KVER) --unpatched
 
 tree:
 	@guest/build-kernel --kver $(KVER) --tree-only
@@ -78,6 +84,11 @@ test: kernel kernel-debug tools
 
 test-debug: kernel-debug tools
 	@tests/run --kver $(KVER) --variant debug
+
+# Not in make test (CI's budget): the io.stat mode on a kernel that lacks
+# the events for real, beside tools/07-fallback's --no-events on ours.
+test-unpatched: kernel-unpatched tools
+	@tests/run --kver $(KVER) unpatched:unpatched
 
 # Set up whatever is missing, then boot and show the noisy neighbour.
 demo: deps kernel tools

@@ -43,6 +43,21 @@ kver_src() {
 	echo "$BUILD/linux$(kver_tag "$1")"
 }
 
+# kver_base KVER: a checkout of KVER's pristine source (tag iolat-base of
+# kver_src's tree, as a git worktree beside it), made if missing: what
+# check-notrace compares the series against and what the "unpatched"
+# variant builds.
+kver_base() {
+	local src base
+	src=$(kver_src "$1")
+	base=$src-base
+	if [ ! -d "$base" ]; then
+		git -C "$src" worktree add -q --detach "$base" iolat-base >&2 || return 1
+	fi
+	git -C "$base" checkout -q --detach iolat-base >&2 || return 1
+	echo "$base"
+}
+
 # kver_obj KVER [VARIANT]: the object directory (O=) of KVER's kernel,
 # built with guest/VARIANT.config when VARIANT is given.
 kver_obj() {
