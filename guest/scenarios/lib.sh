@@ -281,34 +281,29 @@ why_found() {
 	echo "$1" | jq -r '[.findings[] | .rule + " " + (.cgroup // "-")] | join(", ")'
 }
 
-# why_expect RULE CGROUP: tools/iolat-why, on the last recordings (REC,
-# and SNOOP_REC if there is one), finds RULE for CGROUP (and exits 1, its
-# status for findings).
-why_expect() {
+# why_match RULE CGROUP FILTER WHAT: tools/iolat-why, on the last
+# recordings (REC, and SNOOP_REC if there is one), exits 1 (its status
+# for findings) with a finding for which FILTER ($r the rule, $c the
+# cgroup) holds; WHAT says how it names CGROUP.
+why_match() {
 	local out rc
 	why_args
 	out=$("$TOOLS/iolat-why" -j "${WHY_ARGS[@]}")
 	rc=$?
 	[ "$rc" = 1 ] || fail "iolat-why ${WHY_ARGS[*]} exited $rc, want 1 (findings): $out"
-	echo "$out" | jqe --arg r "$1" --arg c "$2" \
-		'any(.findings[]; .rule == $r and .cgroup == $c)' >/dev/null ||
-		fail "iolat-why found no $1 for $2, but: $(why_found "$out")"
-	note "iolat-why: $1 for $2"
+	echo "$out" | jqe --arg r "$1" --arg c "$2" "any(.findings[]; $3)" >/dev/null ||
+		fail "iolat-why found no $1 $4 $2, but: $(why_found "$out")"
+	note "iolat-why: $1 $4 $2"
 }
+
+# why_expect RULE CGROUP: iolat-why finds RULE for CGROUP.
+why_expect() { why_match "$1" "$2" '.rule == $r and .cgroup == $c' for; }
 
 # why_names RULE CGROUP: as why_expect, for a finding about several groups
 # (depth_unknown: one a device): CGROUP is the one it is about or among
 # the others it names.
 why_names() {
-	local out rc
-	why_args
-	out=$("$TOOLS/iolat-why" -j "${WHY_ARGS[@]}")
-	rc=$?
-	[ "$rc" = 1 ] || fail "iolat-why ${WHY_ARGS[*]} exited $rc, want 1 (findings): $out"
-	echo "$out" | jqe --arg r "$1" --arg c "$2" \
-		'any(.findings[]; .rule == $r and (.cgroup == $c or any(.others[]; . == $c)))' \
-		>/dev/null || fail "iolat-why found no $1 naming $2, but: $(why_found "$out")"
-	note "iolat-why: $1, naming $2"
+	why_match "$1" "$2" '.rule == $r and (.cgroup == $c or any(.others[]; . == $c))' naming
 }
 
 # why_none [TO]: tools/iolat-why finds nothing (exit 0) in the last
