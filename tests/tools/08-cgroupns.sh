@@ -31,7 +31,8 @@ mkdir "$ns" || fail "cannot create $ns"
 (echo $BASHPID >"$ns/cgroup.procs" &&
 	exec unshare -C -m --propagation private sh -c '
 		while [ ! -e /tmp/iolat-ns.go ]; do sleep 0.1; done
-		mount -t cgroup2 none /sys/fs/cgroup || exit 9
+		# A private mount namespace: the mount of the guest goes, here only.
+		umount -l /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup || exit 9
 		"$0/iolat-snoop" -j -d iolat0 >/tmp/ns-snoop.json 2>/tmp/ns-snoop.err &
 		echo $! >/tmp/iolat-ns.snoop
 		"$0/iolat-top" --no-events -j -d iolat0 1 >/tmp/ns-topne.json 2>/tmp/ns-topne.err &
