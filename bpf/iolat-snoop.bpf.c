@@ -6,6 +6,8 @@
  * Per-bio events send a short record without a path.
  */
 #include "iolat.bpf.h"
+/* Cgroups created and removed: the front-end names new ones as iolat-top does. */
+#include "iolat-cgroup-changes.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "iolat.h"
 #include "iolat-cgroup.h"
+#include "iolat-map.h"
 
 static char cg_root[PATH_MAX];
 
@@ -598,6 +599,87 @@ static struct iolat_name *name_put(struct iolat_names *nm, __u64 id, const char 
 	return n;
 }
 
+struct change {
+	__u64 id;
+	struct iolat_cgroup_change c;
+};
+
+/* Parents before children: a cgroup is one level below its parent. */
+static int cmp_change(const void *a, const void *b)
+{
+	const struct change *x = a, *y = b;
+
+	return (x->c.level > y->c.level) - (x->c.level < y->c.level);
+}
+
+/*
+ * The cgroups created and removed since the last look, taken out of the
+ * BPF map, each read and deleted in one step so that an event between
+ * the two stays; *@n of them in *@out (the caller frees it).
+ */
+static int drain_changes(struct iolat_map *m, struct change **out, size_t *n)
+{
+	struct change *v;
+	size_t i;
+	int err;
+
+	*n = 0;
+	*out = NULL;
+	err = iolat_map_read(m, true);
+	if (err)
+		return err;
+	v = malloc((m->n ?: 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < m->n; i++) {
+		memcpy(&v[i].id, (char *)m->keys + i * sizeof(__u64), sizeof(__u64));
+		memcpy(&v[i].c, (char *)m->vals + i * sizeof(v[i].c), sizeof(v[i].c));
+		v[i].c.name[sizeof(v[i].c.name) - 1] = '\0';
+	}
+	*n = m->n;
+	qsort(v, *n, sizeof(*v), cmp_change);
+	*out = v;
+	return 0;
+}
+
+int iolat_cgroups_follow(struct iolat_cgroups *cgs, struct iolat_map *changes,
+			 __u64 lost, __u64 *lost_seen, bool tick)
+{
+	struct change *ch = NULL;
+	size_t n = 0, i;
+	int err = 0, walked = 0;
+
+	if (tick)
+		err = iolat_cgroups_tick(cgs);
+	if (err >= 0)
+		err = drain_changes(changes, &ch, &n);
+	if (err < 0)
+		goto out;
+	err = 0;
+	if (!cgs->n || cgs->stale || lost != *lost_seen ||
+	    iolat_cgroups_gone(cgs) > cgs->n / 4 + 64) {
+		err = iolat_cgroups_scan(cgs);
+		if (err) {
+			fprintf(stderr, "%s: cannot read the cgroup tree at %s: %s\n",
+				program_invocation_short_name, iolat_cgroup_root(),
+				strerror(-err));
+			goto out;
+		}
+		*lost_seen = lost;
+		walked = 1;
+	}
+	/* After a walk too: a removal the walk raced with still counts. */
+	for (i = 0; !err && i < n; i++) {
+		int ret = ch[i].c.removed ? iolat_cgroups_rmdir(cgs, ch[i].id) :
+			iolat_cgroups_mkdir(cgs, ch[i].id, ch[i].c.parent_id, ch[i].c.name);
+
+		err = ret < 0 ? ret : 0;
+	}
+out:
+	free(ch);
+	return err < 0 ? err : walked;
+}
+
 static double mono_now(void)
 {
 	struct timespec ts;
@@ -606,38 +688,62 @@ static double mono_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-const char *iolat_names_path(struct iolat_names *nm, __u64 id, const char *kpath)
+int iolat_names_update(struct iolat_names *nm, bool force)
 {
-	static char buf[PATH_MAX];
-	const char *path = NULL;
-	struct iolat_name *n;
+	double now = mono_now();
+	bool tick = !nm->tree_at || now - nm->tree_at >= 1;
 	int err;
 
-	if (kpath && !*kpath)
-		kpath = NULL;
+	if (!nm->changes) {
+		/* No records to follow: walk for an unknown id, at most once a second. */
+		if (!force || !tick)
+			return 0;
+		nm->tree_at = now;
+		return iolat_cgroups_scan(&nm->tree);
+	}
+	if (!tick && !force)
+		return 0;
+	if (tick)
+		nm->tree_at = now;
+	err = iolat_cgroups_follow(&nm->tree, nm->changes, nm->lost ? *nm->lost : 0,
+				   &nm->lost_seen, tick);
+	return err < 0 ? err : 0;
+}
+
+/* A cgroup of the tree removed since its walk: its path, kept till the next. */
+static const char *gone_path(const struct iolat_cgroups *cgs, __u64 id)
+{
+	size_t i;
+
+	for (i = 0; i < cgs->n; i++)
+		if (cgs->v[i].gone && cgs->v[i].id == id)
+			return cgs->v[i].path;
+	return NULL;
+}
+
+const char *iolat_names_path(struct iolat_names *nm, __u64 id)
+{
+	struct iolat_name *n;
+	const char *path;
+
 	if (!id)
 		return NULL;
 	if (nm->cap && (n = name_slot(nm, id))->id)
-		return *n->path ? n->path : kpath;
-	err = iolat_cgroup_id_path(id, buf, sizeof(buf));
-	nm->opened++;
-	if (!err) {
-		path = buf;
-	} else if (err != -ENOENT && err != -EXDEV) {
-		/* The kernel cannot tell by the id: the tree; not kept, it changes. */
-		path = iolat_cgroups_path(&nm->tree, id);
-		if (!path && (!nm->tree_at || mono_now() - nm->tree_at >= 1)) {
-			nm->tree_at = mono_now();
-			if (!iolat_cgroups_scan(&nm->tree))
-				path = iolat_cgroups_path(&nm->tree, id);
-		}
-		return path ?: kpath;
+		return *n->path ? n->path : NULL;
+	path = iolat_cgroups_path(&nm->tree, id) ?: gone_path(&nm->tree, id);
+	if (!path) {
+		/* New since we last looked: the records say where, or a walk. */
+		if (iolat_names_update(nm, true) < 0)
+			return NULL;
+		path = iolat_cgroups_path(&nm->tree, id) ?: gone_path(&nm->tree, id);
 	}
-	/* Placed, or known not to be: removed, outside our namespace. */
+	if (!path && (!nm->changes || pending_find(&nm->tree, id) >= 0))
+		return NULL;	/* may come yet: not kept */
+	/* Placed, or known not to be ours: outside our namespace, or gone unseen. */
 	n = name_put(nm, id, path ?: "");
 	if (n)
-		return *n->path ? n->path : kpath;
-	return path ?: kpath;
+		return *n->path ? n->path : NULL;
+	return path;
 }
 
 void iolat_names_free(struct iolat_names *nm)

@@ -125,14 +125,33 @@ int iolat_cgroup_id_path(__u64 id, char *buf, size_t size);
 void iolat_cgroup_id_resolver_set(int (*fn)(__u64 id, char *abs, size_t size));
 
 /*
+ * Follow the BPF side's cgroup_mkdir and cgroup_rmdir records
+ * (bpf/iolat-cgroup-changes.bpf.h): take them out of @changes and apply
+ * them to @cgs, parents first, after a tick when @tick.  The tree is
+ * walked first when it has never been, when the BPF side lost records
+ * (@lost, its changes_lost, is not *@lost_seen), when a created cgroup
+ * never showed up (stale) and when many removed ones wait to be tidied
+ * away; never for a cgroup outside our view.  Returns 1 when it walked
+ * (every cgroup is new), 0, or -errno (said on stderr when the walk fails).
+ */
+struct iolat_map;
+int iolat_cgroups_follow(struct iolat_cgroups *cgs, struct iolat_map *changes,
+			 __u64 lost, __u64 *lost_seen, bool tick);
+
+/*
  * Cgroup paths by id for a reader of events (iolat-snoop), as this
- * process sees them: rooted at its cgroup namespace's root, and whole.
- * An id seen for the first time is opened by its id
- * (iolat_cgroup_id_path()) and kept; when the kernel cannot open by id
- * (no CAP_DAC_READ_SEARCH) the tree is walked instead, at most once a
- * second.  The path an event carries (@kpath: the kernel's, from the
- * hierarchy's root, cut at 255 bytes) is used only for a cgroup that
- * cannot be placed so: removed, or outside our cgroup namespace.
+ * process sees them (rooted at its cgroup namespace's root, whole), the
+ * way iolat-top names its rows: the tree, walked once and then kept
+ * current by the cgroup_mkdir and cgroup_rmdir records in @changes
+ * (iolat_cgroups_follow()), a new cgroup placed below its parent by id.
+ * An id the tree does not know makes it follow the records at once; one
+ * it still cannot place is outside our view (outside our cgroup
+ * namespace, or created and removed before we looked) and has no path:
+ * never the kernel's path, which starts at the hierarchy's root.  A path
+ * found is kept for the id (ids are not reused), so that events after
+ * the cgroup's removal still name it.  Without @changes (the fallback,
+ * which has no cgroup programs) the tree is walked again for an unknown
+ * id, at most once a second.
  */
 #define IOLAT_NAMES_MAX 65536
 
@@ -143,15 +162,20 @@ struct iolat_names {
 	} *v;
 	size_t n, cap;		/* cap: 0 or a power of two */
 	struct iolat_cgroups tree;
-	double tree_at;		/* CLOCK_MONOTONIC s of the last walk; 0: none */
-	unsigned long opened;	/* ids looked up by iolat_cgroup_id_path() */
+	struct iolat_map *changes;	/* NULL: none, walk */
+	const __u64 *lost;		/* the BPF side's changes_lost */
+	__u64 lost_seen;
+	double tree_at;		/* CLOCK_MONOTONIC s of the last walk or tick; 0: none */
 };
 
 /*
- * The path of cgroup @id, @kpath (NULL: none) as above, or NULL: 0, or
- * not placed and no @kpath.  Valid until the next call.
+ * Follow the records, at most once a second (a tick), or at once when
+ * @force; iolat-snoop calls it as it polls, so that the map does not
+ * fill.  Without records: with @force, a walk at most once a second.
  */
-const char *iolat_names_path(struct iolat_names *nm, __u64 id, const char *kpath);
+int iolat_names_update(struct iolat_names *nm, bool force);
+/* The path of cgroup @id, or NULL: 0, or not in our view.  Valid until the next call. */
+const char *iolat_names_path(struct iolat_names *nm, __u64 id);
 void iolat_names_free(struct iolat_names *nm);
 
 /*

@@ -16,6 +16,7 @@
 #include "iolat-common.h"
 #include "iolat-cgroup.h"
 #include "iolat-fallback.h"
+#include "iolat-map.h"
 #include "iolat-snoop-output.h"
 #include "iolat-snoop.skel.h"
 
@@ -141,8 +142,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* Cgroup paths by id, as we see them (iolat-cgroup.h). */
+/* Cgroup paths by id, as we see them, as iolat-top names them (iolat-cgroup.h). */
 static struct iolat_names names;
+static struct iolat_map changes_map;
 
 static bool has_culprit(__u32 type)
 {
@@ -167,15 +169,20 @@ static int handle_event(void *ctx, void *data, size_t len)
 		return 0;
 	if (len >= sizeof(e))
 		e.path[sizeof(e.path) - 1] = '\0';
-	/* The kernel's path only for a cgroup we cannot place by its id. */
-	path = iolat_names_path(&names, e.cgroup_id, len >= sizeof(e) ? e.path : NULL);
+	/*
+	 * By its id, never the record's path: the kernel's starts at the
+	 * hierarchy's root, not our cgroup namespace's, and is cut at 255
+	 * bytes.  A cgroup we cannot place (outside our namespace) has none:
+	 * cgroup null, its cgroup_id.
+	 */
+	path = iolat_names_path(&names, e.cgroup_id);
 	/* Copied: the culprit's lookup may overwrite it. */
 	if (path) {
 		snprintf(pbuf, sizeof(pbuf), "%s", path);
 		path = pbuf;
 	}
 	if (has_culprit(e.type))
-		culprit = iolat_names_path(&names, e.scale.culprit_id, NULL);
+		culprit = iolat_names_path(&names, e.scale.culprit_id);
 	if (env.cgroup_filter &&
 	    (!path || regexec(&env.cgroup_re, path, 0, NULL, 0)) &&
 	    (!culprit || regexec(&env.cgroup_re, culprit, 0, NULL, 0)))
@@ -223,7 +230,7 @@ static int start_fallback(const char *why, struct iolat_fns *fns)
 	char text[512];
 	int err;
 
-	/* The walk is the names' tree too (when ids cannot be opened). */
+	/* The walk is the names' tree too, walked again for an unknown id. */
 	err = iolat_cgroups_scan(&names.tree);
 	if (err) {
 		fprintf(stderr, TOOL ": cannot read the cgroup tree at %s: %s\n",
@@ -298,6 +305,18 @@ int main(int argc, char **argv)
 		err = iolat_load_attach(TOOL, obj->skeleton);
 		if (err)
 			goto cleanup;
+		/* Attached first: a cgroup created during the walk has its record. */
+		iolat_map_init_bpf(&changes_map, TOOL, "cgroup_changes",
+				   bpf_map__fd(obj->maps.cgroup_changes), sizeof(__u64),
+				   sizeof(struct iolat_cgroup_change),
+				   IOLAT_MAX_CGROUP_CHANGES);
+		names.changes = &changes_map;
+		names.lost = &obj->bss->changes_lost;
+		err = iolat_names_update(&names, true);
+		if (err) {
+			err = IOLAT_EXIT_ERROR;
+			goto cleanup;
+		}
 	}
 	rb = ring_buffer__new(obj ? bpf_map__fd(obj->maps.events) : iolat_fallback_events_fd(fb),
 			      handle_event, NULL, NULL);
@@ -326,6 +345,11 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 		report_lost(&reported);
+		/* The map of cgroup changes must not fill: once a second. */
+		if (iolat_names_update(&names, false) < 0) {
+			err = IOLAT_EXIT_ERROR;
+			goto cleanup;
+		}
 		if (end && iolat_mono() >= end)
 			break;
 	}
@@ -342,5 +366,6 @@ cleanup:
 	iolat_snoop_bpf__destroy(obj);
 	iolat_fallback_stop(fb);
 	iolat_names_free(&names);
+	iolat_map_free(&changes_map);
 	return err;
 }

@@ -232,52 +232,10 @@ static struct iolat_map groups_map, parents_map, changes_map;
 /* The fallback's, in the io.stat mode with a function attached. */
 static struct iolat_map delays_map;
 
-struct change {
-	__u64 id;
-	struct iolat_cgroup_change c;
-};
-
-/* Parents before children: a cgroup is one level below its parent. */
-static int cmp_change(const void *a, const void *b)
-{
-	const struct change *x = a, *y = b;
-
-	return (x->c.level > y->c.level) - (x->c.level < y->c.level);
-}
-
-/*
- * The cgroups created and removed since the last look, taken out of the
- * BPF map, each read and deleted in one step so that an event between
- * the two stays; *@n of them in *@out (the caller frees it).
- */
-static int drain_changes(struct change **out, size_t *n)
-{
-	struct change *v;
-	size_t i;
-	int err;
-
-	*n = 0;
-	*out = NULL;
-	err = iolat_map_read(&changes_map, true);
-	if (err)
-		return err;
-	v = malloc((changes_map.n ?: 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < changes_map.n; i++) {
-		memcpy(&v[i].id, (char *)changes_map.keys + i * sizeof(__u64), sizeof(__u64));
-		memcpy(&v[i].c, (char *)changes_map.vals + i * sizeof(v[i].c), sizeof(v[i].c));
-		v[i].c.name[sizeof(v[i].c.name) - 1] = '\0';
-	}
-	*n = changes_map.n;
-	qsort(v, *n, sizeof(*v), cmp_change);
-	*out = v;
-	return 0;
-}
-
 /*
  * Keep the cgroup tree current without walking it: apply the cgroups the
- * BPF side saw created and removed (cgroup2 only), by id (a new one
+ * BPF side saw created and removed (cgroup2 only; iolat_cgroups_follow(),
+ * which iolat-snoop's names use too), by id (a new one
  * below its parent, by its name: iolat-cgroup.h says why), and read the
  * targets of the new ones (iolatency_target keeps targets current after
  * that).  The whole tree is walked at the start, when the BPF map of
@@ -287,9 +245,7 @@ static int drain_changes(struct change **out, size_t *n)
  */
 static int rescan(struct iolat_top_bpf *obj)
 {
-	__u64 lost;
-	struct change *ch = NULL;
-	size_t n = 0, i, first = cgroups.n;	/* pending ones added: new too */
+	size_t i, first = cgroups.n;	/* pending ones added: new too */
 	int err;
 
 	if (!obj) {
@@ -308,38 +264,14 @@ static int rescan(struct iolat_top_bpf *obj)
 		}
 		return iolat_targets_read(&cgroups, &targets);
 	}
-	lost = obj->bss->changes_lost;
-
-	err = iolat_cgroups_tick(&cgroups);
-	if (err >= 0)
-		err = drain_changes(&ch, &n);
-	if (err < 0)
-		goto out;
-	err = 0;
-	if (!cgroups.n || cgroups.stale || lost != changes_lost ||
-	    iolat_cgroups_gone(&cgroups) > cgroups.n / 4 + 64) {
-		err = iolat_cgroups_scan(&cgroups);
-		if (err) {
-			fprintf(stderr, TOOL ": cannot read the cgroup tree at %s: %s\n",
-				iolat_cgroup_root(), strerror(-err));
-			goto out;
-		}
-		changes_lost = lost;
+	err = iolat_cgroups_follow(&cgroups, &changes_map, obj->bss->changes_lost,
+				   &changes_lost, true);
+	if (err == 1) {
 		err = iolat_targets_read(&cgroups, &targets);
 		first = cgroups.n;
 	}
-	/* After a walk too: a removal the walk raced with still counts. */
-	for (i = 0; !err && i < n; i++) {
-		int ret = ch[i].c.removed ? iolat_cgroups_rmdir(&cgroups, ch[i].id) :
-			iolat_cgroups_mkdir(&cgroups, ch[i].id, ch[i].c.parent_id,
-					    ch[i].c.name);
-
-		err = ret < 0 ? ret : 0;
-	}
 	for (i = first; !err && i < cgroups.n; i++)
 		err = iolat_targets_read_one(&cgroups, i, &targets);
-out:
-	free(ch);
 	return err < 0 ? err : 0;
 }
 

@@ -1026,59 +1026,6 @@ static void test_cgroup_namespace(void)
  * earlier decisions.  Now the cgroup's id places it in our view, once;
  * the kernel's path only for one that cannot be placed.
  */
-static void test_names(void)
-{
-	struct iolat_names nm = {};
-	char lname[256], lpath[300], kpath[256];
-	const char *p;
-	__u64 id, lid;
-	unsigned long before;
-
-	iolat_cgroup_id_resolver_set(fake_resolve);
-	mkcg("/nm");
-	id = inode_of("/nm");
-	p = iolat_names_path(&nm, id, "/outer/ns/nm");
-	check(p && !strcmp(p, "/nm"), "names: a decision's cgroup by id, as we see it, "
-	      "not the kernel's /outer/ns/nm (%s)", p ?: "none");
-	before = fake_resolved;
-	p = iolat_names_path(&nm, id, NULL);
-	check(p && !strcmp(p, "/nm") && fake_resolved == before,
-	      "names: a per-bio event's: kept, not opened again (%s)", p ?: "none");
-	memset(lname, 'c', 250);
-	lname[250] = '\0';
-	snprintf(lpath, sizeof(lpath), "/nm/%s", lname);
-	mkcg(lpath);
-	lid = inode_of(lpath);
-	snprintf(kpath, sizeof(kpath), "/outer/ns%.245s", lpath);	/* cut at 255 */
-	p = iolat_names_path(&nm, lid, kpath);
-	check(p && !strcmp(p, lpath), "names: a 254-byte path whole, not the kernel's "
-	      "cut one (%zu bytes)", p ? strlen(p) : 0);
-	fake_outside[2] = 0x7f00000010ULL;
-	p = iolat_names_path(&nm, fake_outside[2], "/outer/other");
-	check(p && !strcmp(p, "/outer/other"),
-	      "names: a cgroup outside our namespace: the kernel's path (%s)", p ?: "none");
-	before = fake_resolved;
-	p = iolat_names_path(&nm, fake_outside[2], NULL);
-	check(!p && fake_resolved == before,
-	      "names: ... without one, none, and not opened again (%s)", p ?: "none");
-	p = iolat_names_path(&nm, 0x7f00000011ULL, NULL);
-	check(!p, "names: a removed cgroup of a per-bio event: none (%s)", p ?: "none");
-	/* The kernel cannot open by id: the tree, walked at most once a second. */
-	fake_resolve_err = -EPERM;
-	mkcg("/nm/w");
-	p = iolat_names_path(&nm, inode_of("/nm/w"), "/outer/ns/nm/w");
-	check(p && !strcmp(p, "/nm/w"), "names: opening by id refused: found in the tree (%s)",
-	      p ?: "none");
-	mkcg("/nm/w2");
-	p = iolat_names_path(&nm, inode_of("/nm/w2"), "/outer/ns/nm/w2");
-	check(p && !strcmp(p, "/outer/ns/nm/w2"),
-	      "names: ... one newer than the walk, within a second: the kernel's (%s)",
-	      p ?: "none");
-	fake_resolve_err = 0;
-	iolat_names_free(&nm);
-	iolat_cgroup_id_resolver_set(NULL);
-}
-
 /* What the translation makes of the kernel's names, and the host's own cgroup2. */
 static const char *resolve_as;
 static int resolve_fixed(__u64 id, char *abs, size_t size)
@@ -2007,7 +1954,7 @@ static void test_fns_check(void)
 struct fake_map {
 	size_t ks, vs;
 	size_t n;			/* slots used, deleted ones included */
-	unsigned char keys[FAKE_MAX][16], vals[FAKE_MAX][sizeof(struct iolat_group)];
+	unsigned char keys[FAKE_MAX][16], vals[FAKE_MAX][512];	/* a group, a cgroup change */
 	bool live[FAKE_MAX];
 	__u32 bucket;			/* slots a bucket */
 	int refuse;			/* what the batch calls answer, when not 0 */
@@ -2164,6 +2111,81 @@ static void fake_map_open(struct iolat_map *m, struct fake_map *f, __u32 batch)
 	m->max_entries = FAKE_MAX;
 	m->batch = batch;
 	f->batches = f->singles = f->largest = 0;
+}
+
+/*
+ * iolat-snoop's names, as iolat-top's rows: by id, from the tree kept
+ * current by the cgroup_mkdir records (a fake map of them), never the
+ * kernel's path.  Inside a cgroup namespace (the fake tree is its view)
+ * a cgroup created after the start was named by the event's path, from
+ * the hierarchy's root (/outer/ns/b), when it could not be opened by id
+ * (no CONFIG_FHANDLE), and one outside the namespace by its path there.
+ */
+static void names_mkdir(struct fake_map *f, __u64 id, __u64 parent_id, __u32 level,
+			const char *name)
+{
+	struct iolat_cgroup_change c = { .parent_id = parent_id, .level = level };
+
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	fake_put(f, &id, &c);
+}
+
+static void test_names(void)
+{
+	struct iolat_names nm = {};
+	struct fake_map f = { .ks = sizeof(__u64), .vs = sizeof(struct iolat_cgroup_change),
+			      .bucket = 1 };
+	struct iolat_map m;
+	char lname[256], lpath[300];
+	const char *p;
+	__u64 lost = 0, id, lid, out_parent = 0x7f00000020ULL;
+	unsigned long before;
+	int err;
+
+	iolat_cgroup_id_resolver_set(fake_resolve);
+	fake_resolve_err = -ENOSYS;	/* the guest's: no CONFIG_FHANDLE */
+	fake_map_open(&m, &f, 0);
+	nm.changes = &m;
+	nm.lost = &lost;
+	mkcg("/nm");
+	err = iolat_names_update(&nm, true);	/* the walk at the start */
+	id = inode_of("/nm");
+	p = iolat_names_path(&nm, id);
+	check(!err && p && !strcmp(p, "/nm"), "names: a cgroup there at the start, by id (%s)",
+	      p ?: "none");
+	/* Created after the start: its mkdir record places it below its parent. */
+	mkcg("/nm/b");
+	names_mkdir(&f, inode_of("/nm/b"), id, 2, "b");
+	p = iolat_names_path(&nm, inode_of("/nm/b"));
+	check(p && !strcmp(p, "/nm/b") && fake_live(&f) == 0,
+	      "names: a cgroup created after the start, below its parent's id, as we see "
+	      "it, not opened by id (%s)", p ?: "none");
+	before = fake_resolved;
+	p = iolat_names_path(&nm, inode_of("/nm/b"));
+	check(p && !strcmp(p, "/nm/b") && fake_resolved == before,
+	      "names: ... kept, not looked up again (%s)", p ?: "none");
+	/* A 254-byte path (the record's path is cut at 255 bytes): whole. */
+	memset(lname, 'c', 250);
+	lname[250] = '\0';
+	snprintf(lpath, sizeof(lpath), "/nm/%s", lname);
+	mkcg(lpath);
+	lid = inode_of(lpath);
+	names_mkdir(&f, lid, id, 2, lname);
+	p = iolat_names_path(&nm, lid);
+	check(p && !strcmp(p, lpath), "names: a 254-byte path whole (%zu bytes)",
+	      p ? strlen(p) : 0);
+	/* Outside our namespace: its parent unknown, not openable: no path. */
+	names_mkdir(&f, 0x7f00000021ULL, out_parent, 1, "iolat-out");
+	p = iolat_names_path(&nm, 0x7f00000021ULL);
+	check(!p && nm.tree.npending == 0,
+	      "names: a cgroup outside our namespace: no path, never the kernel's (%s)",
+	      p ?: "none");
+	before = fake_resolved;
+	p = iolat_names_path(&nm, 0x7f00000021ULL);
+	check(!p && fake_resolved == before, "names: ... known not ours, not looked up again");
+	fake_resolve_err = 0;
+	iolat_names_free(&nm);
+	iolat_cgroup_id_resolver_set(NULL);
 }
 
 /*

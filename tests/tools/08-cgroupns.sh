@@ -7,7 +7,7 @@
 # new cgroup is placed below its parent by id: its row comes within 3
 # reports, under its path in the namespace (/b), whole however long; a
 # cgroup outside the namespace never gets a row; iolat-snoop names the
-# cgroups of events the same way.  iolat-top --no-events (the io.stat
+# cgroups of events the same way (the one outside: cgroup null, its id).  iolat-top --no-events (the io.stat
 # mode, which walks the tree each interval) beside it: the same rows, as
 # the namespace sees them, none outside.  Needs unshare -C (cgroup namespaces are
 # built with cgroups; their ucount limit comes with CONFIG_NAMESPACES);
@@ -117,9 +117,18 @@ wait_for 10 pid_gone "$snoop" || fail "iolat-snoop did not end"
 wait_for 10 pid_gone "$topne" || fail "iolat-top --no-events did not end"
 trap - EXIT
 # iolat-snoop: the targets' events carry the kernel's paths; it names the
-# cgroups as the namespace sees them, the long one whole.  The one
-# outside can only be named by the kernel's path.
-jq -c 'select(.event == "target") | {cgroup, new_us}' /tmp/ns-snoop.json
+# cgroups by id as iolat-top does (the tree, following cgroup_mkdir), as
+# the namespace sees them, the long one whole, and never by the kernel's
+# path: the one outside (target 5000) is printed with cgroup null and its
+# cgroup_id (it used to be /iolat-out, and /b /iolat-ns/b).
+jq -c 'select(.event == "target") | {cgroup, cgroup_id, new_us}' /tmp/ns-snoop.json
+out_id=$(stat -c %i "$CG/iolat-out")
+jq -e -s --argjson id "$out_id" 'any(.[]; .event == "target" and .new_us == 5000 and
+	.cgroup == null and .cgroup_id == $id)' /tmp/ns-snoop.json >/dev/null ||
+	fail "iolat-snoop: the cgroup outside the namespace is not cgroup null with its id"
+if jq -r 'select(.cgroup != null) | .cgroup' /tmp/ns-snoop.json | grep -E 'iolat-out|^/iolat-ns' | head -1 | grep -q .; then
+	fail "iolat-snoop: a path from the hierarchy's root, or outside the namespace"
+fi
 jq -e -s 'any(.[]; .event == "target" and .new_us == 3000 and .cgroup == "/b")' \
 	/tmp/ns-snoop.json >/dev/null || fail "iolat-snoop did not name /b as the namespace sees it"
 jq -e -s --arg cg "/$L1/$L2" 'any(.[]; .event == "target" and .new_us == 4000 and .cgroup == $cg)' \
