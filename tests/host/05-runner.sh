@@ -44,9 +44,13 @@ mkdir -p "$out"
 n=$base
 for t in "$@"; do
 	n=$((n + 1))
-	[ "$FAKE_RESULT" = ok ] && echo "ok $n ${kernel:+$kernel:}$suite/$t" >>"$out/results"
-	echo "$suite/$t 3" >>"$out/durations"
+	# tests/guest-suite's names: TEST of SUITE, or SUITE/TEST as given.
+	[[ $t == */* ]] || t=$suite/$t
+	[ "$FAKE_RESULT" = ok ] && echo "ok $n ${kernel:+$kernel:}$t" >>"$out/results"
+	echo "$t 3" >>"$out/durations"
+	echo "$t" >>"$out/../boots"
 done
+echo "boot" >>"$out/../boots"
 cp "$FAKE_SERIAL" "$out/serial.log"
 exit "$FAKE_RC"
 FAKE
@@ -79,7 +83,7 @@ run_case() {
 
 run_case clean 0 ok "$boot
 $tests
-$done_" "2 passed, 0 failed, 0 skipped" 0 '^ok 2 harness/boot$'
+$done_" "2 passed, 0 failed, 0 skipped" 0 '^ok 2 picked/boot$'
 
 run_case bug-on-at-boot 0 ok '[    0.900000] kernel BUG at block/blk-cgroup.c:1347!
 [    0.900100] invalid opcode: 0000 [#1] SMP'"
@@ -107,7 +111,7 @@ $done_"'
 
 run_case guest-exit-1 1 ok "$boot
 $tests
-$done_" "1 passed, 1 failed, 0 skipped" 1 'not ok 2 harness/boot # guest/run exited 1'
+$done_" "1 passed, 1 failed, 0 skipped" 1 'not ok 2 picked/boot # guest/run exited 1'
 
 run_case guest-died 125 none "$boot
 [    1.500000] Kernel panic - not syncing: Fatal exception" \
@@ -141,6 +145,23 @@ for t in reliability/03-remove-throttled reliability/06-remove-device reliabilit
 	[[ " $debug_set " == *" $t "* ]] || fail "the default debug subset lacks $t: $debug_set"
 done
 note "debug subset: $debug_set"
+# Tests named one by one share one boot per kernel, whatever their suite:
+# the debug subset boots the debug kernel once.  Whole suites boot each.
+fake_build "$tmp/build" "-debug"
+printf '%s\n' "$boot" "$tests" "$done_" >"$tmp/serial.log"
+rm -f "$tmp/build/tests/boots"
+out=$(BUILD=$tmp/build IOLAT_GUEST_RUN=$tmp/guest-run FAKE_RC=0 FAKE_RESULT=ok \
+	FAKE_SERIAL=$tmp/serial.log "$REPO/tests/run" debug:harness/01-kernel \
+	debug:tools/04-core debug:reliability/06-remove-device harness/02-btf tools 2>&1)
+boots=$(grep -c '^boot$' "$tmp/build/tests/boots")
+[ "$(echo "$out" | tail -1)" = "$((6 + $(ls "$REPO"/tests/tools/[0-9]*.sh | wc -l) + 1)) passed, 0 failed, 0 skipped" ] && [ "$boots" = 3 ] &&
+	echo "$out" | grep -q '^ok 2 debug:tools/04-core$' &&
+	echo "$out" | grep -q '^ok 3 debug:reliability/06-remove-device$' &&
+	echo "$out" | grep -q '^ok 4 debug:picked/boot$' &&
+	echo "$out" | grep -q '^ok 6 picked/boot$' &&
+	echo "$out" | grep -q "^ok $((6 + $(ls "$REPO"/tests/tools/[0-9]*.sh | wc -l) + 1)) tools/boot$" ||
+	fail "one boot per kernel for picked tests: $boots boots: $out"
+note "3 picked tests on the debug kernel, 1 on the normal one and a suite: $boots boots"
 # Another kernel version: its results are named after it, its kernel is
 # found in build/kbuild-KVER[-VARIANT], and the one to build is named.
 fake_build "$tmp/build" "-6.12"
@@ -151,7 +172,7 @@ for how in "6.12:harness/01-kernel" "--kver 6.12 harness/01-kernel"; do
 		FAKE_SERIAL=$tmp/serial.log "$REPO/tests/run" $how 2>&1)
 	[ "$(echo "$out" | tail -1)" = "2 passed, 0 failed, 0 skipped" ] &&
 		echo "$out" | grep -q '^ok 1 6.12:harness/01-kernel$' &&
-		echo "$out" | grep -q '^ok 2 6.12:harness/boot$' ||
+		echo "$out" | grep -q '^ok 2 6.12:picked/boot$' ||
 		fail "tests/run $how: $out"
 	note "tests/run $how: results named 6.12:harness/..."
 done
