@@ -17,7 +17,7 @@ export BUILD
 KVER ?= 6.1
 
 .PHONY: help deps kernel kernel-debug kernel-unpatched test-unpatched tree check-patches check-notrace check-series \
-	guest tools install uninstall test test-debug demo scenario bench bench-scale clean distclean
+	guest tools install uninstall test test-debug test-port demo scenario bench bench-scale clean distclean
 
 help:
 	@echo 'make deps           install the Debian packages the project needs (root)'
@@ -31,6 +31,8 @@ help:
 	@echo 'make install        install the built tools, man pages, exporter unit, alert'
 	@echo '                    rules (PREFIX=/usr/local, DESTDIR=); make uninstall'
 	@echo 'make test           run every test suite in the guest'
+	@echo 'make test-port KVER=6.12  the harness, tracepoints, tools and reliability'
+	@echo '                    suites on that kernel (CI'"'"'s second job: .ci/run 6.12)'
 	@echo 'make test-unpatched iolat-top and iolat-why on the kernel without the series'
 	@echo 'make demo           the demo: boot, run a noisy neighbour, show iolat-top'
 	@echo 'make scenario S=N   one scenario of guest/scenarios/ (1-7), recorded, plotted'
@@ -84,6 +86,12 @@ test: kernel kernel-debug tools
 
 test-debug: kernel-debug tools
 	@tests/run --kver $(KVER) --variant debug
+
+# What checks a port of the series to another kernel (KVER=6.12): the
+# suites that rest on the events, the tools and the fixes, on its normal
+# kernel; CI's second job (.ci/run 6.12).
+test-port: kernel tools
+	@tests/run --kver $(KVER) harness tracepoints tools reliability
 
 # Not in make test (CI's budget): the io.stat mode on a kernel that lacks
 # the events for real, beside tools/07-fallback's --no-events on ours.

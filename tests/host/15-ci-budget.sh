@@ -46,3 +46,20 @@ grep -Eqx '== tools failed \(exit 1\) in [0-9]+ s' "$tmp/fail.txt" ||
 grep -Eqx 'budget: [0-9]+ s of 4500' "$tmp/fail.txt" || fail "no budget line after a failed phase"
 ! grep -q 'fake make test' "$tmp/fail.txt" || fail "the run went on past the failed phase"
 note ".ci/run: every phase's length, the total and the budget; after a failure too"
+
+# .ci/run 6.12, the port's job: its kernel, checks and suites, with
+# KVER=6.12 on every make that builds or checks a kernel, and no debug
+# kernel; the default kernel or an unknown one is refused.
+PATH=$tmp/bin:$PATH "$REPO/.ci/run" 6.12 >"$tmp/port.txt" 2>&1 ||
+	fail ".ci/run 6.12 exited $?: $(cat "$tmp/port.txt")"
+for p in deps kernel check-patches check-notrace tools test; do
+	grep -Eqx "== $p done in [0-9]+ s" "$tmp/port.txt" || fail ".ci/run 6.12: no length for phase $p"
+done
+for m in 'kernel KVER=6.12' 'check-patches KVER=6.12' 'check-notrace KVER=6.12' 'test-port KVER=6.12'; do
+	grep -qx "fake make $m" "$tmp/port.txt" || fail ".ci/run 6.12 did not run make $m: $(cat "$tmp/port.txt")"
+done
+! grep -q 'kernel-debug\|fake make test$' "$tmp/port.txt" || fail ".ci/run 6.12 ran the 6.1 job's targets"
+grep -Eqx 'budget: [0-9]+ s of 4500' "$tmp/port.txt" || fail ".ci/run 6.12: no budget line"
+PATH=$tmp/bin:$PATH expect 2 'default kernel' "$REPO/.ci/run" 6.1
+PATH=$tmp/bin:$PATH expect 2 "unsupported kernel version '5.4'" "$REPO/.ci/run" 5.4
+note ".ci/run 6.12: kernel, checks, tools and test-port with KVER=6.12"
