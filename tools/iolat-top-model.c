@@ -135,6 +135,7 @@ void top_model_begin(struct top_model *m, const struct iolat_cgroups *cgs)
 {
 	m->n = 0;
 	m->cgs = cgs;
+	iolat_psi_tick(&m->psi);	/* the last refresh's rows' files stay open */
 	if (m->slots)
 		memset(m->slots, 0, m->nslots * sizeof(*m->slots));
 }
@@ -264,18 +265,59 @@ out:
 }
 
 /*
- * Parse the io.stat lines of @devs[@ndev] in cgroup @i into @out[].  False
- * when it cannot be read (gone meanwhile, say): its rows' IO is unknown.
+ * Parse the io.stat lines of @devs[@ndev] in the file of cgroup @path
+ * into @out[].  False when it cannot be read (gone meanwhile, say): its
+ * rows' IO is unknown.
  */
-static bool read_iostat(struct top_model *m, size_t i, const __u32 *devs,
-			size_t ndev, struct iolat_iostat *out)
+static bool read_iostat(const char *path, const __u32 *devs, size_t ndev,
+			struct iolat_iostat *out)
 {
 	static char buf[IOLAT_IOSTAT_BUF];
 
-	if (iolat_iostat_read(m->cgs->v[i].path, buf, sizeof(buf)) < 0)
+	if (iolat_iostat_read(path, buf, sizeof(buf)) < 0)
 		return false;
 	iolat_iostat_parse(buf, devs, ndev, out);
 	return true;
+}
+
+/* The debug keys of @path's io.stat file into @io[] (counters kept); read? */
+static bool read_iostat_debug(const char *path, const __u32 *devs, size_t ndev,
+			      struct iolat_iostat *io)
+{
+	struct iolat_iostat file[TOP_MAX_DEVS];
+	size_t k;
+
+	memset(file, 0, ndev * sizeof(*file));
+	if (!read_iostat(path, devs, ndev, file))
+		return false;
+	for (k = 0; k < ndev; k++)
+		iolat_iostat_merge_debug(&io[k], &file[k]);
+	return true;
+}
+
+/*
+ * Do cgroup @c's rows on @devs need io.stat's debug keys, which only its
+ * file has?  In the IOSTAT mode every row (they are all it has); with the
+ * events, a row whose depth or use_delay came from no event, and a row
+ * io.stat makes now (@io: its counters).
+ */
+static bool wants_debug(struct top_model *m, const struct iolat_cgroup *c,
+			const __u32 *devs, size_t ndev, const struct iolat_iostat *io)
+{
+	size_t k;
+
+	for (k = 0; k < ndev; k++) {
+		const struct top_row *r = row_find(m, devs[k], c->id);
+
+		if (!r) {
+			if (io[k].has_io && wanted(m, devs[k], c->path))
+				return true;
+			continue;
+		}
+		if (m->mode != TOP_MODE_EVENTS || !r->g.has_depth || !r->g.has_use_delay)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -303,15 +345,22 @@ int top_model_add_io(struct top_model *m)
 		return -ENOMEM;
 	for (i = 0; i < cgs->n; i++) {	/* parents before children */
 		const struct iolat_cgroup *c = &cgs->v[i];
-		bool any = false, ok = true;
+		bool any = false, ok = true, file = false;
 
 		memset(io, 0, sizeof(io));
 		if (c->gone)
 			continue;	/* removed since the walk */
 		if (c->parent > 0 && quiet[c->parent])
 			;	/* nothing below a quiet cgroup either */
-		else if (c->parent >= 0 || row_find_any(m, c->id, devs, ndev))
-			ok = read_iostat(m, i, devs, ndev, io);
+		else if (c->parent < 0 && !row_find_any(m, c->id, devs, ndev))
+			;	/* the root: only for a row of its own */
+		else if (m->iostat && iolat_iostat_set_has(m->iostat, c->parent < 0)) {
+			iolat_iostat_set_get(m->iostat, c->id, devs, ndev, io);
+			if (m->iostat_debug && wants_debug(m, c, devs, ndev, io))
+				file = read_iostat_debug(c->path, devs, ndev, io);
+		} else {
+			ok = file = read_iostat(c->path, devs, ndev, io);
+		}
 		for (k = 0; k < ndev; k++) {
 			struct top_row *r;
 
@@ -327,6 +376,7 @@ int top_model_add_io(struct top_model *m)
 			}
 			r->io = io[k];
 			r->io_err = !ok;
+			r->io_file = file;
 		}
 		/* An unread io.stat says nothing of the children: read them. */
 		quiet[i] = c->parent >= 0 && ok && !any;
@@ -338,14 +388,28 @@ nomem:
 	return -ENOMEM;
 }
 
-void top_model_add_pressure(struct top_model *m)
+void top_model_add_iostat_debug(struct top_model *m, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < m->n; i++) {
+	if (!m->iostat || !m->iostat_debug)
+		return;		/* every file read already, or no debug keys */
+	for (i = 0; i < n && i < m->n; i++) {
 		struct top_row *r = &m->v[i];
 
-		if (iolat_pressure_read(r->path, &r->psi_some, &r->psi_full))
+		if (!r->io_file && !r->io_err)
+			r->io_file = read_iostat_debug(r->path, &r->dev, 1, &r->io);
+	}
+}
+
+void top_model_add_pressure(struct top_model *m, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < m->n; i++) {
+		struct top_row *r = &m->v[i];
+
+		if (iolat_psi_read(&m->psi, r->cgid, r->path, &r->psi_some, &r->psi_full))
 			r->psi_some = r->psi_full = NAN;
 	}
 }
@@ -673,6 +737,7 @@ bool top_window_idle(const struct top_row *r, __u64 now_ns)
 
 void top_model_free(struct top_model *m)
 {
+	iolat_psi_free(&m->psi);
 	free(m->v);
 	free(m->slots);
 	free(m->prev);
