@@ -102,11 +102,15 @@ struct top_model {
 	/*
 	 * The rows by (device, cgroup) while they are added: an open
 	 * addressing table of index + 1 (0: empty), @nslots a power of two
-	 * at least twice n.  Sorting the rows (top_model_compute()) voids it.
+	 * at least twice n.  top_model_sort() rebuilds it.
 	 */
 	size_t *slots, nslots;
+	/* Sorting's: the rows' order, and where they are moved to. */
+	struct top_row **order, *spare;
+	size_t order_cap, spare_cap;
 	struct top_prev *prev;
 	size_t nprev;
+	size_t *prev_slots, nprev_slots;	/* prev by key, as slots */
 	const struct iolat_cgroups *cgs;	/* the tree the rows' paths are in */
 	/*
 	 * Set by the caller before top_model_compute(): when the maps were
@@ -198,6 +202,12 @@ void top_model_add_iostat_debug(struct top_model *m, size_t n);
 /* Rates over @secs, states, and the next interval's baseline. */
 int top_model_compute(struct top_model *m, double secs);
 void top_model_sort(struct top_model *m, enum top_sort key);
+/*
+ * The same for a report that shows the @k first rows: those in order,
+ * the others after them in none (-P's metrics need no order); @k 0, or
+ * not below the number of rows: all.
+ */
+void top_model_sort_first(struct top_model *m, enum top_sort key, size_t k);
 void top_model_free(struct top_model *m);
 
 /*

@@ -378,9 +378,11 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	last_mono = now;
 	if (!report)
 		return 0;
-	top_model_sort(&model, env.sort);
 	/* What the report shows: its rows (-r); -P, every row's PSI. */
 	shown = model.n < (size_t)env.rows ? model.n : (size_t)env.rows;
+	/* Those in order (-P's metrics need none: with -q, no sort). */
+	if (!env.quiet)
+		top_model_sort_first(&model, env.sort, shown);
 	top_model_add_pressure(&model, env.prom ? model.n : shown);
 	if (env.json && !env.quiet)
 		top_model_add_iostat_debug(&model, shown);

@@ -3055,6 +3055,73 @@ static void test_refresh_calls(void)
 	fixture_free(&fx);
 }
 
+/*
+ * A report of -r K rows sorts only its K first (a selection, then a
+ * sort of those): the same K rows in the same order as a sort of all,
+ * every row still there once; by path (two devices, their names from
+ * the same buffer as they are gone) and by a value.
+ */
+static void test_sort_first(void)
+{
+	enum { N = 400 };
+	struct fixture fx = {};
+	struct top_row *full;
+	char path[64];
+	size_t i, k, j, bad, missing, ks[] = { 1, 37, 200, 399, 400, 1000 };
+	int key;
+
+	mkcg("/sf");
+	for (i = 0; i < N / 2; i++) {
+		snprintf(path, sizeof(path), "/sf/c%zu", (i * 7919) % 1000);
+		mkcg(path);
+		snprintf(path, sizeof(path), "/sf/c%zu/io.latency", (i * 7919) % 1000);
+		put(path, "4000:2 target=1000\n4000:1 target=%zu\n", i);
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/sf/");
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	for (key = 0; key < 2; key++) {
+		enum top_sort sort = key ? TOP_SORT_IOPS : TOP_SORT_PATH;
+
+		for (j = 0; j < sizeof(ks) / sizeof(*ks); j++) {
+			k = ks[j];
+			for (i = 0; i < fx.m.n; i++)	/* a value, ties among them */
+				fx.m.v[i].iops = (fx.m.v[i].cgid * 31 + fx.m.v[i].dev) % 97;
+			top_model_sort(&fx.m, sort);
+			full = malloc(fx.m.n * sizeof(*full));
+			memcpy(full, fx.m.v, fx.m.n * sizeof(*full));
+			/* Shuffle, then the first k alone. */
+			for (i = fx.m.n - 1; i > 0; i--) {
+				struct top_row t = fx.m.v[i];
+				size_t o = (i * 2654435761U) % (i + 1);
+
+				fx.m.v[i] = fx.m.v[o];
+				fx.m.v[o] = t;
+			}
+			top_model_sort_first(&fx.m, sort, k);
+			for (i = bad = 0; i < k && i < fx.m.n; i++)
+				bad += full[i].dev != fx.m.v[i].dev || full[i].cgid != fx.m.v[i].cgid;
+			for (i = missing = 0; i < fx.m.n; i++)
+				missing += row(&fx.m, full[i].dev, full[i].path) == NULL;
+			check(fx.m.n == N && !bad && !missing && full[0].dev == (key ? full[0].dev : DEV1),
+			      "sort: the %zu first of %zu rows by %s as a whole sort has them "
+			      "(%zu differ, %zu missing)", k, fx.m.n, top_sort_names[sort], bad, missing);
+			free(full);
+		}
+	}
+	fixture_free(&fx);
+	/* Gone devices by name, where the numbers say otherwise: 4000:10 first. */
+	mkcg("/sg");
+	put("/sg/io.latency", "4000:9 target=1000\n4000:10 target=1000\n");
+	scan(&fx);
+	fixture_filter(&fx, "^/sg$");
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	check(fx.m.n == 2 && fx.m.v[0].dev == IOLAT_MKDEV(4000U, 10U),
+	      "sort: devices by name (4000:10 before 4000:9), both gone: %s first",
+	      fx.m.n ? iolat_dev_name(fx.m.v[0].dev) : "none");
+	fixture_free(&fx);
+}
+
 /* blk_cgroup's parameter read as on, off, unknown; io.pressure parsed. */
 static void test_debug_param(void)
 {
@@ -3125,5 +3192,6 @@ int main(int argc, char **argv)
 	test_iostat_walk();
 	test_psi_files();
 	test_refresh_calls();
+	test_sort_first();
 	return check_done();
 }
