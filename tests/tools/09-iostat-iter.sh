@@ -10,6 +10,8 @@
 . "$IOLAT_REPO/tests/lib.sh"
 need_tools
 
+# The walk alone first: no debug keys, so no io.stat file is read.
+debug_stats 0
 nullb_create iolat0
 mm=$(majmin iolat0)
 cgs="iolat-i/a iolat-i/b iolat-i/c"
