@@ -38,7 +38,10 @@ static __always_inline void count_lost(void)
  * a few more (task_struct.cgroups, .nvcsw and the pending throttle,
  * css_set.subsys, blkcg_gq.delay_nsec): of those only the pending
  * throttle changed, and its flavoured struct and bpf_core_field_exists()
- * branch are below, as in bcc's core_fixes.bpf.h.
+ * branch are below, as in bcc's core_fixes.bpf.h.  iolat-top's io.stat
+ * iterator reads a cgroup's blkgs and their counters (cgroup.subsys,
+ * blkcg.blkg_list, blkcg_gq.blkcg_node, .online, .iostat.cur), where
+ * only offsets differ between the two.
  * README.md's "Supported kernels" lists the reads, and
  * tests/host/17-core-reads fails when a program reads a field it does not.
  */
@@ -157,6 +160,74 @@ static __always_inline __u64 task_io_cgroup_id(struct task_struct *t)
 static __always_inline __u64 blkg_delay_ns(struct blkcg_gq *blkg)
 {
 	return BPF_CORE_READ(blkg, delay_nsec.counter);
+}
+
+/*
+ * The cgroup iterator's reads (iolat-iostat.bpf.c): a cgroup's blkcg,
+ * the blkgs on its list (one per device it did IO on or has a policy
+ * for), and each one's state and counters, what io.stat prints
+ * (blkcg_print_stat()).  The iterator holds cgroup_mutex; io.stat holds
+ * the blkcg's lock for the list, and a blkg is unlinked under that lock
+ * and freed after an RCU grace period, neither of which a sleepable
+ * program holds (it runs under RCU tasks trace).  So every read here is
+ * a probe read (BPF_CORE_READ), which cannot fault: a blkg unlinked
+ * while the walk is on it gives a stale record or ends the list early,
+ * the loop over the list is bounded (IOLAT_IOSTAT_BLKGS), and the next
+ * refresh walks again.
+ */
+
+/* The blkcg of @cgrp (its io css); NULL without the io controller there. */
+static __always_inline struct blkcg *cgroup_blkcg(struct cgroup *cgrp)
+{
+	int io = bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id);
+	struct cgroup_subsys_state *css = BPF_CORE_READ(cgrp, subsys[io]);
+
+	if (!css)
+		return NULL;
+	return (struct blkcg *)((char *)css - bpf_core_field_offset(struct blkcg, css));
+}
+
+/* The blkg whose blkcg_node @node is (container_of), NULL for none. */
+static __always_inline struct blkcg_gq *blkg_of_node(struct hlist_node *node)
+{
+	if (!node)
+		return NULL;
+	return (struct blkcg_gq *)((char *)node -
+				   bpf_core_field_offset(struct blkcg_gq, blkcg_node));
+}
+
+/* The first blkg on @blkcg's list, the next one after @blkg. */
+static __always_inline struct blkcg_gq *blkcg_first_blkg(struct blkcg *blkcg)
+{
+	return blkg_of_node(BPF_CORE_READ(blkcg, blkg_list.first));
+}
+
+static __always_inline struct blkcg_gq *blkg_next(struct blkcg_gq *blkg)
+{
+	return blkg_of_node(BPF_CORE_READ(blkg, blkcg_node.next));
+}
+
+/* io.stat skips a blkg that is not online. */
+static __always_inline bool blkg_online(struct blkcg_gq *blkg)
+{
+	return BPF_CORE_READ(blkg, online);
+}
+
+/* The device of @blkg, 0 when its queue has no disk (io.stat skips it). */
+static __always_inline __u32 blkg_dev(struct blkcg_gq *blkg)
+{
+	return disk_dev(BPF_CORE_READ(blkg, q, disk));
+}
+
+/*
+ * @blkg's counters as io.stat reads them, blkg->iostat.cur (flushed from
+ * the per-CPU ones by cgroup_rstat_flush()): bytes[] and ios[] by
+ * enum blkg_iostat_type.  On 64-bit, iostat.sync is no lock to take.
+ */
+static __always_inline void blkg_iostat_cur(struct blkcg_gq *blkg,
+					    struct blkg_iostat *cur)
+{
+	BPF_CORE_READ_INTO(cur, blkg, iostat.cur);
 }
 
 /* The value for @key in @map, created from @init if missing. */

@@ -282,4 +282,48 @@ struct iolat_sleeper {
 	struct iolat_key key;
 };
 
+/*
+ * iolat-top's io.stat counters without a file per cgroup: a sleepable
+ * cgroup iterator (iolat-iostat.bpf.c) walks the cgroup2 tree from the
+ * front-end's mount, flushes the rstat counters once at its top, and
+ * writes a record per blkg whose counters io.stat would print (online,
+ * on a disk, some read or write) into an array the front-end maps; the
+ * walk's last call writes a struct iolat_iostat_end to the iterator's
+ * file, which says how many there are.  The records are not written to
+ * the file: a cgroup iterator gives 8 pages per walk (the seq_file
+ * buffer; a second read() of a walk that did not fit fails with
+ * EOPNOTSUPP, kernel/bpf/cgroup_iter.c), 512 records of these.  The
+ * hierarchy's root has none (its io.stat is the disks' own).
+ */
+#define IOLAT_IOSTAT_MAX	65536	/* records a walk can hold: 4 MiB */
+#define IOLAT_IOSTAT_BLKGS	64	/* blkgs (devices) looked at per cgroup */
+#define IOLAT_IOSTAT_MAGIC	0x696f6c31U	/* "iol1": the end record */
+
+/* The kernel's enum blkg_iostat_type, renamed (vmlinux.h has it too). */
+enum iolat_iostat_type {
+	IOLAT_IOSTAT_READ,		/* io.stat's rbytes, rios */
+	IOLAT_IOSTAT_WRITE,		/* wbytes, wios */
+	IOLAT_IOSTAT_DISCARD,		/* dbytes, dios */
+	IOLAT_IOSTAT_NR,
+};
+
+/* One blkg's counters, blkg->iostat.cur, as io.stat prints them. */
+struct iolat_iostat_rec {
+	__u64 cgroup_id;
+	__u32 dev;
+	__u32 pad;
+	__u64 bytes[IOLAT_IOSTAT_NR];
+	__u64 ios[IOLAT_IOSTAT_NR];
+};
+
+/* The walk's last word, the only thing read() gives. */
+struct iolat_iostat_end {
+	__u32 magic;			/* IOLAT_IOSTAT_MAGIC */
+	__u32 nrecs;			/* records in the array, from 0 */
+	__u32 dropped;			/* blkgs with IO left out: array full, or past IOLAT_IOSTAT_BLKGS */
+	__s32 top_level;		/* the walk's first cgroup's level; -1: none */
+	__u32 visited;			/* cgroups the program saw */
+	__u32 pad;
+};
+
 #endif /* __IOLAT_H */

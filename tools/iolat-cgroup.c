@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -811,9 +812,14 @@ void iolat_iostat_parse(char *text, const __u32 *devs, size_t ndev,
 				io->rbytes = v, io->has_io = true;
 			else if (!strcmp(key, "wbytes"))
 				io->wbytes = v;
-			else if (!strcmp(key, "rios") || !strcmp(key, "wios") ||
-				 !strcmp(key, "dios"))
-				io->ios += v;
+			else if (!strcmp(key, "dbytes"))
+				io->dbytes = v;
+			else if (!strcmp(key, "rios"))
+				io->rios = v, io->ios += v;
+			else if (!strcmp(key, "wios"))
+				io->wios = v, io->ios += v;
+			else if (!strcmp(key, "dios"))
+				io->dios = v, io->ios += v;
 			else if (!strcmp(key, "use_delay"))
 				io->use_delay = v;
 			else if (!strcmp(key, "delay_nsec"))
@@ -830,6 +836,110 @@ void iolat_iostat_parse(char *text, const __u32 *devs, size_t ndev,
 				io->total = v;
 		}
 	}
+}
+
+void iolat_iostat_merge_debug(struct iolat_iostat *to, const struct iolat_iostat *from)
+{
+	to->depth = from->depth;
+	to->has_depth = from->has_depth;
+	to->use_delay = from->use_delay;
+	to->delay_nsec = from->delay_nsec;
+	to->avg_lat_us = from->avg_lat_us;
+	to->win_ms = from->win_ms;
+	to->has_lat = from->has_lat;
+	to->missed = from->missed;
+	to->total = from->total;
+	to->has_missed = from->has_missed;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct iolat_iostat_rec *x = a, *y = b;
+
+	if (x->cgroup_id != y->cgroup_id)
+		return x->cgroup_id < y->cgroup_id ? -1 : 1;
+	return (x->dev > y->dev) - (x->dev < y->dev);
+}
+
+int iolat_iostat_set_fill(struct iolat_iostat_set *s, const void *end, size_t len,
+			  const struct iolat_iostat_rec *recs, size_t cap)
+{
+	struct iolat_iostat_end e;
+
+	s->n = 0;
+	s->top_level = -1;
+	s->visited = 0;
+	if (len != sizeof(e))
+		return -EPROTO;
+	memcpy(&e, end, sizeof(e));
+	if (e.magic != IOLAT_IOSTAT_MAGIC || e.nrecs > cap)
+		return -EPROTO;
+	if (e.dropped)
+		return -EOVERFLOW;
+	if (e.nrecs > s->cap) {
+		size_t ncap = s->cap ? s->cap : 256;
+		struct iolat_iostat_rec *v;
+
+		while (ncap < e.nrecs)
+			ncap *= 2;
+		v = realloc(s->v, ncap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = ncap;
+	}
+	/* Ours, sorted: the array is the next walk's. */
+	memcpy(s->v, recs, e.nrecs * sizeof(*recs));
+	s->n = e.nrecs;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_rec);
+	s->top_level = e.top_level;
+	s->visited = e.visited;
+	return 0;
+}
+
+bool iolat_iostat_set_has(const struct iolat_iostat_set *s, bool root)
+{
+	return root ? s->top_level > 0 : s->top_level >= 0;
+}
+
+void iolat_iostat_set_get(const struct iolat_iostat_set *s, __u64 id, const __u32 *devs,
+			  size_t ndev, struct iolat_iostat *out)
+{
+	size_t lo = 0, hi = s->n, k;
+
+	while (lo < hi) {	/* the first record of @id */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->v[mid].cgroup_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < s->n && s->v[lo].cgroup_id == id; lo++) {
+		const struct iolat_iostat_rec *r = &s->v[lo];
+		struct iolat_iostat *io;
+
+		for (k = 0; k < ndev && devs[k] != r->dev; k++)
+			;
+		if (k == ndev)
+			continue;	/* a device no row is about */
+		io = &out[k];
+		io->rbytes = r->bytes[IOLAT_IOSTAT_READ];
+		io->wbytes = r->bytes[IOLAT_IOSTAT_WRITE];
+		io->dbytes = r->bytes[IOLAT_IOSTAT_DISCARD];
+		io->rios = r->ios[IOLAT_IOSTAT_READ];
+		io->wios = r->ios[IOLAT_IOSTAT_WRITE];
+		io->dios = r->ios[IOLAT_IOSTAT_DISCARD];
+		io->ios = io->rios + io->wios + io->dios;
+		/* io.stat's rule for printing rbytes= (blkcg_print_one_stat()) */
+		io->has_io = io->rbytes || io->wbytes || io->rios || io->wios;
+	}
+}
+
+void iolat_iostat_set_free(struct iolat_iostat_set *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
 }
 
 static const char *debug_stats_path = IOLAT_DEBUG_STATS_PARAM;
@@ -853,27 +963,12 @@ int iolat_debug_stats(void)
 	return c == 'Y' || c == '1' ? 1 : c == 'N' || c == '0' ? 0 : -1;
 }
 
-int iolat_pressure_read(const char *path, double *some, double *full)
+/* io.pressure's text in @buf (changed): "some avg10=1.23 avg60=... total=N", "full ...". */
+static int pressure_parse(char *buf, double *some, double *full)
 {
-	char fn[PATH_MAX + 64], buf[512], *line, *save;
-	ssize_t len;
-	int fd, got = 0, err;
+	char *line, *save;
+	int got = 0;
 
-	if (!strcmp(path, "/"))
-		return -ENOENT;	/* the root's is /proc/pressure/io: the system's */
-	snprintf(fn, sizeof(fn), "%s%s/io.pressure", iolat_cgroup_root(), path);
-	/* open, one read, close: once an interval for every row, no stdio buffer */
-	fd = open(fn, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, sizeof(buf) - 1);
-	err = len < 0 ? -errno : 0;
-	close(fd);
-	/* With psi=0 the file is there and reading it fails (EOPNOTSUPP). */
-	if (err)
-		return err;
-	buf[len] = '\0';
-	/* "some avg10=1.23 avg60=... total=N", then "full ..." */
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "some avg10=%lf", some) == 1)
 			got |= 1;
@@ -881,6 +976,168 @@ int iolat_pressure_read(const char *path, double *some, double *full)
 			got |= 2;
 	}
 	return got == 3 ? 0 : -ENODATA;
+}
+
+/* ROOT@path/io.pressure opened, or -errno; the root's is none. */
+static int pressure_open(const char *path)
+{
+	char fn[PATH_MAX + 64];
+	int fd;
+
+	if (!strcmp(path, "/"))
+		return -ENOENT;	/* the root's is /proc/pressure/io: the system's */
+	snprintf(fn, sizeof(fn), "%s%s/io.pressure", iolat_cgroup_root(), path);
+	fd = open(fn, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* One read of the open @fd from offset 0, parsed. */
+static int pressure_pread(int fd, double *some, double *full)
+{
+	char buf[512];
+	ssize_t len = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	/* With psi=0 the file is there and reading it fails (EOPNOTSUPP). */
+	if (len < 0)
+		return -errno;
+	buf[len] = '\0';
+	return pressure_parse(buf, some, full);
+}
+
+int iolat_pressure_read(const char *path, double *some, double *full)
+{
+	int fd = pressure_open(path), err;
+
+	/* open, one read, close: no stdio buffer */
+	if (fd < 0)
+		return fd;
+	err = pressure_pread(fd, some, full);
+	close(fd);
+	return err;
+}
+
+/* The slot of @id in @p (its own, or the free one where it would go). */
+static struct iolat_psi_file *psi_slot(struct iolat_psi_files *p, __u64 id)
+{
+	size_t i = (id * 0x9e3779b97f4a7c15ULL >> 16) & (p->cap - 1);
+
+	while (p->v[i].id && p->v[i].id != id)
+		i = (i + 1) & (p->cap - 1);
+	return &p->v[i];
+}
+
+/* The table at @cap slots (a power of two), its entries placed again. */
+static int psi_rehash(struct iolat_psi_files *p, size_t cap)
+{
+	struct iolat_psi_file *old = p->v, *v;
+	size_t i, oldcap = p->cap;
+
+	v = calloc(cap, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->v = v;
+	p->cap = cap;
+	for (i = 0; i < oldcap; i++)
+		if (old[i].id)
+			*psi_slot(p, old[i].id) = old[i];
+	free(old);
+	return 0;
+}
+
+/*
+ * How many to keep: half the descriptors RLIMIT_NOFILE allows (the rest
+ * is for io.stat, sysfs, BPF), 64 short of it, at most 65536.
+ */
+static size_t psi_max(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 1024;
+	if (rl.rlim_cur < 256)
+		return 0;
+	return rl.rlim_cur / 2 - 64 < 65536 ? rl.rlim_cur / 2 - 64 : 65536;
+}
+
+int iolat_psi_read(struct iolat_psi_files *p, __u64 id, const char *path,
+		   double *some, double *full)
+{
+	struct iolat_psi_file *f = NULL;
+	int fd, err;
+
+	if (!p->max_set) {
+		p->max = psi_max();
+		p->max_set = true;
+	}
+	if (p->cap)
+		f = psi_slot(p, id);
+	if (f && f->id) {
+		if (f->used == p->tick)	/* read in this tick: its other rows */
+			goto out;
+		f->used = p->tick;
+		f->err = pressure_pread(f->fd, &f->some, &f->full);
+		if (f->err == -ENODEV) {	/* the cgroup is gone */
+			close(f->fd);
+			f->fd = -1;
+		}
+		goto out;
+	}
+	fd = pressure_open(path);
+	if (fd < 0)
+		return fd;
+	if (p->n >= p->max || (2 * (p->n + 1) > p->cap &&
+			       psi_rehash(p, p->cap ? 2 * p->cap : 64))) {
+		err = pressure_pread(fd, some, full);	/* not kept */
+		close(fd);
+		return err;
+	}
+	f = psi_slot(p, id);
+	f->id = id;
+	f->fd = fd;
+	f->used = p->tick;
+	f->err = pressure_pread(fd, &f->some, &f->full);
+	p->n++;
+out:
+	*some = f->some;
+	*full = f->full;
+	return f->err;
+}
+
+void iolat_psi_tick(struct iolat_psi_files *p)
+{
+	size_t i, closed = 0;
+
+	for (i = 0; i < p->cap; i++) {
+		struct iolat_psi_file *f = &p->v[i];
+
+		if (!f->id || (f->used == p->tick && f->fd >= 0))
+			continue;
+		if (f->fd >= 0)
+			close(f->fd);
+		f->id = 0;
+		closed++;
+	}
+	p->n -= closed;
+	p->tick++;
+	/* Slots freed in the middle of a run: place the rest again. */
+	if (closed && p->cap)
+		psi_rehash(p, p->cap);
+}
+
+size_t iolat_psi_open(const struct iolat_psi_files *p)
+{
+	return p->n;
+}
+
+void iolat_psi_free(struct iolat_psi_files *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->cap; i++)
+		if (p->v[i].id && p->v[i].fd >= 0)
+			close(p->v[i].fd);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
 }
 
 int iolat_targets_read_one(const struct iolat_cgroups *cgs, size_t i,

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "iolat.h"
 
 /*
  * The cgroup2 hierarchy: ids (directory inodes) and paths ("/a/b"), the
@@ -190,7 +191,8 @@ void iolat_names_free(struct iolat_names *nm);
 #define IOLAT_IOSTAT_BUF 65536	/* one io.stat: a line per device */
 
 struct iolat_iostat {
-	__u64 rbytes, wbytes, ios;
+	__u64 rbytes, wbytes, ios;	/* ios: rios + wios + dios */
+	__u64 rios, wios, dbytes, dios;
 	__u32 depth;		/* IOLAT_DEPTH_MAX: "max" */
 	int use_delay;
 	__u64 avg_lat_us, win_ms;	/* has_lat */
@@ -223,6 +225,87 @@ int iolat_iostat_read(const char *path, char *buf, size_t size);
 /* Parse the lines of @devs[@ndev] in @text (changed) into @out[]. */
 void iolat_iostat_parse(char *text, const __u32 *devs, size_t ndev,
 			struct iolat_iostat *out);
+/*
+ * Copy into @to what only io.stat's file has, its blkcg_debug_stats
+ * keys (depth, use_delay, delay_nsec, avg_lat and win, missed and
+ * total), from @from; the counters stay.
+ */
+void iolat_iostat_merge_debug(struct iolat_iostat *to, const struct iolat_iostat *from);
+
+/*
+ * io.stat's counters of every cgroup from one walk of the cgroup
+ * iterator (bpf/iolat-iostat.bpf.c; tools/iolat-iostat.h runs it): the
+ * records the walk wrote, by cgroup id and device.  What the walk did
+ * not write a record for had no counter above 0 on that device, as an
+ * io.stat line without rbytes= (or it is newer than the walk).  The walk
+ * starts at the cgroup2 mount: its top is the hierarchy's root (level 0,
+ * no records: read its file) or, in a cgroup namespace, a cgroup whose
+ * records are there.
+ */
+struct iolat_iostat_set {
+	struct iolat_iostat_rec *v;	/* sorted by cgroup id, then device */
+	size_t n, cap;
+	int top_level;			/* the walk's top's level; -1: none seen */
+	__u32 visited;			/* cgroups the walk saw */
+};
+
+/*
+ * Fill @s from a walk: @end is what read() gave (@len bytes, the struct
+ * iolat_iostat_end), @recs the array of at most @cap records it counts.
+ * 0; -EPROTO when @end is not a whole end record (a short read) or
+ * counts more than @cap; -EOVERFLOW when the walk left blkgs with IO out
+ * (the array full, or too many devices on one cgroup): @s is then
+ * incomplete, read the files; -ENOMEM.
+ */
+int iolat_iostat_set_fill(struct iolat_iostat_set *s, const void *end, size_t len,
+			  const struct iolat_iostat_rec *recs, size_t cap);
+/*
+ * Whether cgroup @id's counters come from @s: every cgroup but the
+ * hierarchy's root (@root: the tree's first cgroup, the walk's top).
+ */
+bool iolat_iostat_set_has(const struct iolat_iostat_set *s, bool root);
+/*
+ * Cgroup @id's counters on @devs[@ndev] into @out[] (the counters and
+ * has_io, as iolat_iostat_parse() fills them from its io.stat); a
+ * device it has no record of is left alone.
+ */
+void iolat_iostat_set_get(const struct iolat_iostat_set *s, __u64 id, const __u32 *devs,
+			  size_t ndev, struct iolat_iostat *out);
+void iolat_iostat_set_free(struct iolat_iostat_set *s);
+
+/*
+ * io.pressure files kept open by cgroup id, for the rows a refresh
+ * shows: opened once and read again with pread() at offset 0 (a
+ * seq_file regenerates there), one system call a row where open, read
+ * and close were three.  A file not read during a refresh is closed at
+ * the next iolat_psi_tick(); at most @max are kept (a file past that is
+ * opened, read and closed; 0: none kept), within RLIMIT_NOFILE.
+ */
+struct iolat_psi_files {
+	struct iolat_psi_file {
+		__u64 id;		/* 0: a free slot */
+		int fd;
+		unsigned long used;	/* the tick it was last read in */
+		double some, full;	/* what it said then */
+		int err;
+	} *v;
+	size_t n, cap;			/* cap: 0 or a power of two */
+	size_t max;
+	unsigned long tick;
+	bool max_set;
+};
+
+/*
+ * The io pressure of cgroup @id at @path, as iolat_pressure_read(), once
+ * a tick (a second read in the same tick gives the first's answer).
+ */
+int iolat_psi_read(struct iolat_psi_files *p, __u64 id, const char *path,
+		   double *some, double *full);
+/* A new refresh: close the files the last one did not read. */
+void iolat_psi_tick(struct iolat_psi_files *p);
+/* How many are open. */
+size_t iolat_psi_open(const struct iolat_psi_files *p);
+void iolat_psi_free(struct iolat_psi_files *p);
 
 /* io.latency targets, as read from every cgroup's io.latency. */
 struct iolat_targets {

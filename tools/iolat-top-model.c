@@ -15,17 +15,17 @@ const char *const top_sort_names[TOP_SORT_NR] = {
 	"path", "lat", "iops", "depth", "delay", "waits",
 };
 
-static int cmp_key(__u32 da, __u64 ca, __u32 db, __u64 cb)
+/* Where (@dev, @cgid) starts looking in a table of @nslots (a power of two). */
+static size_t key_slot(__u32 dev, __u64 cgid, size_t nslots)
 {
-	if (da != db)
-		return da < db ? -1 : 1;
-	return ca < cb ? -1 : ca > cb;
+	__u64 h = (cgid ^ ((__u64)dev << 40) ^ dev) * 0x9e3779b97f4a7c15ULL;
+
+	return (h >> 20) & (nslots - 1);
 }
 
 static size_t slot_of(const struct top_model *m, __u32 dev, __u64 cgid)
 {
-	__u64 h = (cgid ^ ((__u64)dev << 40) ^ dev) * 0x9e3779b97f4a7c15ULL;
-	size_t i = (h >> 20) & (m->nslots - 1);
+	size_t i = key_slot(dev, cgid, m->nslots);
 
 	while (m->slots[i]) {
 		const struct top_row *r = &m->v[m->slots[i] - 1];
@@ -135,6 +135,7 @@ void top_model_begin(struct top_model *m, const struct iolat_cgroups *cgs)
 {
 	m->n = 0;
 	m->cgs = cgs;
+	iolat_psi_tick(&m->psi);	/* the last refresh's rows' files stay open */
 	if (m->slots)
 		memset(m->slots, 0, m->nslots * sizeof(*m->slots));
 }
@@ -264,18 +265,59 @@ out:
 }
 
 /*
- * Parse the io.stat lines of @devs[@ndev] in cgroup @i into @out[].  False
- * when it cannot be read (gone meanwhile, say): its rows' IO is unknown.
+ * Parse the io.stat lines of @devs[@ndev] in the file of cgroup @path
+ * into @out[].  False when it cannot be read (gone meanwhile, say): its
+ * rows' IO is unknown.
  */
-static bool read_iostat(struct top_model *m, size_t i, const __u32 *devs,
-			size_t ndev, struct iolat_iostat *out)
+static bool read_iostat(const char *path, const __u32 *devs, size_t ndev,
+			struct iolat_iostat *out)
 {
 	static char buf[IOLAT_IOSTAT_BUF];
 
-	if (iolat_iostat_read(m->cgs->v[i].path, buf, sizeof(buf)) < 0)
+	if (iolat_iostat_read(path, buf, sizeof(buf)) < 0)
 		return false;
 	iolat_iostat_parse(buf, devs, ndev, out);
 	return true;
+}
+
+/* The debug keys of @path's io.stat file into @io[] (counters kept); read? */
+static bool read_iostat_debug(const char *path, const __u32 *devs, size_t ndev,
+			      struct iolat_iostat *io)
+{
+	struct iolat_iostat file[TOP_MAX_DEVS];
+	size_t k;
+
+	memset(file, 0, ndev * sizeof(*file));
+	if (!read_iostat(path, devs, ndev, file))
+		return false;
+	for (k = 0; k < ndev; k++)
+		iolat_iostat_merge_debug(&io[k], &file[k]);
+	return true;
+}
+
+/*
+ * Do cgroup @c's rows on @devs need io.stat's debug keys, which only its
+ * file has?  In the IOSTAT mode every row (they are all it has); with the
+ * events, a row whose depth or use_delay came from no event, and a row
+ * io.stat makes now (@io: its counters).
+ */
+static bool wants_debug(struct top_model *m, const struct iolat_cgroup *c,
+			const __u32 *devs, size_t ndev, const struct iolat_iostat *io)
+{
+	size_t k;
+
+	for (k = 0; k < ndev; k++) {
+		const struct top_row *r = row_find(m, devs[k], c->id);
+
+		if (!r) {
+			if (io[k].has_io && wanted(m, devs[k], c->path))
+				return true;
+			continue;
+		}
+		if (m->mode != TOP_MODE_EVENTS || !r->g.has_depth || !r->g.has_use_delay)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -303,15 +345,22 @@ int top_model_add_io(struct top_model *m)
 		return -ENOMEM;
 	for (i = 0; i < cgs->n; i++) {	/* parents before children */
 		const struct iolat_cgroup *c = &cgs->v[i];
-		bool any = false, ok = true;
+		bool any = false, ok = true, file = false;
 
-		memset(io, 0, sizeof(io));
+		memset(io, 0, ndev * sizeof(*io));
 		if (c->gone)
 			continue;	/* removed since the walk */
 		if (c->parent > 0 && quiet[c->parent])
 			;	/* nothing below a quiet cgroup either */
-		else if (c->parent >= 0 || row_find_any(m, c->id, devs, ndev))
-			ok = read_iostat(m, i, devs, ndev, io);
+		else if (c->parent < 0 && !row_find_any(m, c->id, devs, ndev))
+			;	/* the root: only for a row of its own */
+		else if (m->iostat && iolat_iostat_set_has(m->iostat, c->parent < 0)) {
+			iolat_iostat_set_get(m->iostat, c->id, devs, ndev, io);
+			if (m->iostat_debug && wants_debug(m, c, devs, ndev, io))
+				file = read_iostat_debug(c->path, devs, ndev, io);
+		} else {
+			ok = file = read_iostat(c->path, devs, ndev, io);
+		}
 		for (k = 0; k < ndev; k++) {
 			struct top_row *r;
 
@@ -327,6 +376,7 @@ int top_model_add_io(struct top_model *m)
 			}
 			r->io = io[k];
 			r->io_err = !ok;
+			r->io_file = file;
 		}
 		/* An unread io.stat says nothing of the children: read them. */
 		quiet[i] = c->parent >= 0 && ok && !any;
@@ -338,14 +388,28 @@ nomem:
 	return -ENOMEM;
 }
 
-void top_model_add_pressure(struct top_model *m)
+void top_model_add_iostat_debug(struct top_model *m, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < m->n; i++) {
+	if (!m->iostat || !m->iostat_debug)
+		return;		/* every file read already, or no debug keys */
+	for (i = 0; i < n && i < m->n; i++) {
 		struct top_row *r = &m->v[i];
 
-		if (iolat_pressure_read(r->path, &r->psi_some, &r->psi_full))
+		if (!r->io_file && !r->io_err)
+			r->io_file = read_iostat_debug(r->path, &r->dev, 1, &r->io);
+	}
+}
+
+void top_model_add_pressure(struct top_model *m, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < m->n; i++) {
+		struct top_row *r = &m->v[i];
+
+		if (iolat_psi_read(&m->psi, r->cgid, r->path, &r->psi_some, &r->psi_full))
 			r->psi_some = r->psi_full = NAN;
 	}
 }
@@ -359,29 +423,45 @@ double top_row_iostat_lat(const struct top_row *r)
 	return NAN;
 }
 
+/* The previous interval's entry of (@dev, @cgid), by its table. */
 static struct top_prev *prev_find(struct top_model *m, __u32 dev, __u64 cgid)
 {
-	size_t lo = 0, hi = m->nprev;
+	size_t i;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = cmp_key(m->prev[mid].dev, m->prev[mid].cgid, dev, cgid);
+	if (!m->nprev_slots)
+		return NULL;
+	for (i = key_slot(dev, cgid, m->nprev_slots); m->prev_slots[i];
+	     i = (i + 1) & (m->nprev_slots - 1)) {
+		struct top_prev *p = &m->prev[m->prev_slots[i] - 1];
 
-		if (!c)
-			return &m->prev[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (p->dev == dev && p->cgid == cgid)
+			return p;
 	}
 	return NULL;
 }
 
-static int cmp_row_key(const void *a, const void *b)
+/* The table of @m->prev's @m->nprev entries: 0, or -ENOMEM (then none). */
+static int prev_index(struct top_model *m)
 {
-	const struct top_row *x = a, *y = b;
+	size_t n = 256, i, k;
 
-	return cmp_key(x->dev, x->cgid, y->dev, y->cgid);
+	while (n < 2 * m->nprev)
+		n *= 2;
+	if (n != m->nprev_slots) {
+		free(m->prev_slots);
+		m->prev_slots = malloc(n * sizeof(*m->prev_slots));
+		m->nprev_slots = m->prev_slots ? n : 0;
+		if (!m->prev_slots)
+			return -ENOMEM;
+	}
+	memset(m->prev_slots, 0, n * sizeof(*m->prev_slots));
+	for (i = 0; i < m->nprev; i++) {
+		for (k = key_slot(m->prev[i].dev, m->prev[i].cgid, n); m->prev_slots[k];
+		     k = (k + 1) & (n - 1))
+			;
+		m->prev_slots[k] = i + 1;
+	}
+	return 0;
 }
 
 /* A window statistic: % of bios missed (non-rotational) or mean in us. */
@@ -436,6 +516,109 @@ static int cmp_path(const char *a, const char *b)
 	return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
 }
 
+/*
+ * Sort the rows by @cmp: their addresses sorted, then each row moved
+ * once, into the spare array, which becomes the rows.  A row is over
+ * 600 bytes, and qsort() moved each about log2(n) times.  Without the
+ * memory for that, qsort() on the rows themselves.  Only the @k first
+ * in order, the others after them in none (@k 0: all in order): a
+ * report of -r rows needs no more, and a selection is O(n).
+ */
+static int (*rows_cmp)(const void *, const void *);
+
+static int cmp_row_ptr(const void *a, const void *b)
+{
+	return rows_cmp(*(struct top_row *const *)a, *(struct top_row *const *)b);
+}
+
+static void swap_ptr(struct top_row **p, size_t a, size_t b)
+{
+	struct top_row *t = p[a];
+
+	p[a] = p[b];
+	p[b] = t;
+}
+
+/*
+ * Move the @k first of @p[0..@n) by rows_cmp to its front, in no order
+ * (quickselect, the median of three as pivot: O(n) comparisons where a
+ * sort made n log2(n)).  The rows' keys are all different (the path
+ * breaks ties), so no run of equal keys can make it quadratic; past
+ * 2 log2(n) rounds it sorts what is left all the same.
+ */
+static void select_first(struct top_row **p, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n, i, store, mid;
+	int rounds = 16;
+
+	for (i = n; i; i >>= 1)
+		rounds += 2;
+	while (hi - lo > 2 && k > lo && k < hi) {
+		if (!rounds--) {
+			qsort(p + lo, hi - lo, sizeof(*p), cmp_row_ptr);
+			return;
+		}
+		mid = lo + (hi - lo) / 2;
+		/* The median of p[lo], p[mid], p[hi - 1], into p[hi - 1]. */
+		if (cmp_row_ptr(&p[mid], &p[lo]) < 0)
+			swap_ptr(p, mid, lo);
+		if (cmp_row_ptr(&p[hi - 1], &p[lo]) < 0)
+			swap_ptr(p, hi - 1, lo);
+		if (cmp_row_ptr(&p[mid], &p[hi - 1]) < 0)
+			swap_ptr(p, mid, hi - 1);
+		for (i = store = lo; i < hi - 1; i++)
+			if (cmp_row_ptr(&p[i], &p[hi - 1]) < 0)
+				swap_ptr(p, i, store++);
+		swap_ptr(p, store, hi - 1);	/* the pivot, in its place */
+		if (store < k)
+			lo = store + 1;
+		else
+			hi = store;
+	}
+}
+
+static void rows_sort_first(struct top_model *m, int (*cmp)(const void *, const void *),
+			    size_t k)
+{
+	struct top_row *v;
+	size_t i;
+
+	if (m->n > m->order_cap) {
+		struct top_row **o = realloc(m->order, m->cap * sizeof(*o));
+
+		if (o) {
+			m->order = o;
+			m->order_cap = m->cap;
+		}
+	}
+	if (m->n > m->spare_cap) {
+		free(m->spare);
+		m->spare = malloc(m->cap * sizeof(*m->spare));
+		m->spare_cap = m->spare ? m->cap : 0;
+	}
+	if (m->n > m->order_cap || m->n > m->spare_cap) {
+		qsort(m->v, m->n, sizeof(*m->v), cmp);
+		return;
+	}
+	for (i = 0; i < m->n; i++)
+		m->order[i] = &m->v[i];
+	rows_cmp = cmp;
+	if (!k || k >= m->n)
+		k = m->n;
+	else
+		select_first(m->order, m->n, k);
+	qsort(m->order, k, sizeof(*m->order), cmp_row_ptr);
+	for (i = 0; i < m->n; i++)
+		m->spare[i] = *m->order[i];
+	/* The rows' array and the spare trade places (and capacities). */
+	v = m->v;
+	m->v = m->spare;
+	m->spare = v;
+	i = m->cap;
+	m->cap = m->spare_cap;
+	m->spare_cap = i;
+}
+
 static enum top_sort sorting;
 
 static double sort_value(const struct top_row *r)
@@ -464,16 +647,28 @@ static int cmp_row_view(const void *a, const void *b)
 		if (vx != vy)
 			return vx < vy ? 1 : -1;
 	}
-	if (x->dev != y->dev)
-		return strcmp(iolat_dev_name(x->dev), iolat_dev_name(y->dev));
+	if (x->dev != y->dev) {
+		/* A gone device's name is in a buffer the next call reuses. */
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s", iolat_dev_name(x->dev));
+		c = strcmp(name, iolat_dev_name(y->dev));
+		return c ? c : x->dev < y->dev ? -1 : 1;
+	}
 	c = cmp_path(x->path, y->path);
-	return c;
+	/* Never equal: the selection of the first rows relies on it. */
+	return c ? c : (x->cgid > y->cgid) - (x->cgid < y->cgid);
 }
 
 void top_model_sort(struct top_model *m, enum top_sort key)
 {
+	top_model_sort_first(m, key, 0);
+}
+
+void top_model_sort_first(struct top_model *m, enum top_sort key, size_t k)
+{
 	sorting = key;
-	qsort(m->v, m->n, sizeof(*m->v), cmp_row_view);
+	rows_sort_first(m, cmp_row_view, k);
 	slots_rebuild(m);
 }
 
@@ -575,8 +770,7 @@ int top_model_compute(struct top_model *m, double secs)
 	np = calloc(m->n ?: 1, sizeof(*np));
 	if (!np)
 		return -ENOMEM;
-	qsort(m->v, m->n, sizeof(*m->v), cmp_row_key);
-	slots_rebuild(m);
+	/* The rows stay where they were added: the slots hold. */
 	for (i = 0; i < m->n; i++) {
 		struct top_row *r = &m->v[i];
 		struct top_prev *p = prev_find(m, r->dev, r->cgid);
@@ -661,7 +855,7 @@ int top_model_compute(struct top_model *m, double secs)
 	m->prev = np;
 	m->nprev = m->n;
 	m->prev_now_ns = m->now_ns;
-	return 0;
+	return prev_index(m);
 }
 
 bool top_window_idle(const struct top_row *r, __u64 now_ns)
@@ -673,6 +867,10 @@ bool top_window_idle(const struct top_row *r, __u64 now_ns)
 
 void top_model_free(struct top_model *m)
 {
+	iolat_psi_free(&m->psi);
+	free(m->order);
+	free(m->spare);
+	free(m->prev_slots);
 	free(m->v);
 	free(m->slots);
 	free(m->prev);

@@ -53,6 +53,7 @@ struct top_row {
 	 */
 	bool has_delay, fn_charges, fn_pays;
 	bool io_err;		/* its io.stat could not be read */
+	bool io_file;		/* its io.stat file was read this refresh */
 	/*
 	 * Rates over the interval; NAN when unknown: io.stat unreadable now
 	 * or at the previous interval, or a counter went backwards.
@@ -101,11 +102,15 @@ struct top_model {
 	/*
 	 * The rows by (device, cgroup) while they are added: an open
 	 * addressing table of index + 1 (0: empty), @nslots a power of two
-	 * at least twice n.  Sorting the rows (top_model_compute()) voids it.
+	 * at least twice n.  top_model_sort() rebuilds it.
 	 */
 	size_t *slots, nslots;
+	/* Sorting's: the rows' order, and where they are moved to. */
+	struct top_row **order, *spare;
+	size_t order_cap, spare_cap;
 	struct top_prev *prev;
 	size_t nprev;
+	size_t *prev_slots, nprev_slots;	/* prev by key, as slots */
 	const struct iolat_cgroups *cgs;	/* the tree the rows' paths are in */
 	/*
 	 * Set by the caller before top_model_compute(): when the maps were
@@ -128,6 +133,19 @@ struct top_model {
 	int debug_stats;
 	/* IOSTAT mode: the controller's functions, attached or why not. */
 	struct iolat_fns fns;
+	/*
+	 * Set by the caller before top_model_add_io(): this refresh's walk
+	 * of the cgroup iterator (every cgroup's io.stat counters in one
+	 * pass), or NULL to read each cgroup's io.stat file; and whether
+	 * the files' blkcg_debug_stats keys are wanted (the parameter on,
+	 * or unknown), which no walk gives: then a cgroup's file is read
+	 * for them where a row needs them (top_model_add_io(),
+	 * top_model_add_iostat_debug()).
+	 */
+	const struct iolat_iostat_set *iostat;
+	bool iostat_debug;
+	/* io.pressure files kept open for the rows shown. */
+	struct iolat_psi_files psi;
 };
 
 /*
@@ -164,13 +182,32 @@ enum top_map { TOP_MAP_GROUPS, TOP_MAP_PARENTS, TOP_MAP_DELAYS };
  */
 int top_model_add_map(struct top_model *m, struct iolat_map *map, enum top_map kind,
 		      struct iolat_cgroups *cgs);
-/* Rows from io.stat: cgroups doing IO on a device some row is about. */
+/*
+ * Rows from io.stat: cgroups doing IO on a device some row is about.
+ * The counters come from m->iostat when set (the hierarchy's root's from
+ * its file, which is the disks' statistics), else from each cgroup's
+ * file; with m->iostat_debug, the file of a cgroup whose rows need the
+ * debug keys too: in the IOSTAT mode every row, with the events a row
+ * whose depth or use_delay no event gave (its state rests on io.stat).
+ */
 int top_model_add_io(struct top_model *m);
-/* io.pressure of each row's cgroup (both modes). */
-void top_model_add_pressure(struct top_model *m);
+/*
+ * After top_model_sort(), for the first @n rows, the ones a report
+ * shows (every row for -P): their io.pressure (both modes; read for no
+ * other row), and, with a walk and m->iostat_debug, the debug keys of
+ * the rows top_model_add_io() read no file for (JSON's iostat_debug).
+ */
+void top_model_add_pressure(struct top_model *m, size_t n);
+void top_model_add_iostat_debug(struct top_model *m, size_t n);
 /* Rates over @secs, states, and the next interval's baseline. */
 int top_model_compute(struct top_model *m, double secs);
 void top_model_sort(struct top_model *m, enum top_sort key);
+/*
+ * The same for a report that shows the @k first rows: those in order,
+ * the others after them in none (-P's metrics need no order); @k 0, or
+ * not below the number of rows: all.
+ */
+void top_model_sort_first(struct top_model *m, enum top_sort key, size_t k);
 void top_model_free(struct top_model *m);
 
 /*

@@ -133,6 +133,26 @@ static void json_iostat_debug(FILE *f, const struct top_row *r)
 	fputc('}', f);
 }
 
+/*
+ * ,"iostat":{...}: the row's io.stat counters as read this interval,
+ * cumulative, with io.stat's names; null when its io.stat could not be
+ * read (0 where it has no line: no IO).
+ */
+static void json_iostat(FILE *f, const struct top_row *r)
+{
+	const struct iolat_iostat *io = &r->io;
+
+	if (r->io_err) {
+		fputs(",\"iostat\":null", f);
+		return;
+	}
+	fprintf(f, ",\"iostat\":{\"rbytes\":%llu,\"wbytes\":%llu,\"rios\":%llu,"
+		"\"wios\":%llu,\"dbytes\":%llu,\"dios\":%llu}",
+		(unsigned long long)io->rbytes, (unsigned long long)io->wbytes,
+		(unsigned long long)io->rios, (unsigned long long)io->wios,
+		(unsigned long long)io->dbytes, (unsigned long long)io->dios);
+}
+
 void top_print_json(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
@@ -156,6 +176,8 @@ void top_print_json(FILE *f, const struct top_report *rep)
 		fprintf(f, "%llu", rep->lost);
 	else
 		fputs("null", f);	/* no BPF side */
+	/* Where the io.stat counters came from: one walk, or a file each. */
+	fprintf(f, ",\"iostat_source\":\"%s\"", m->iostat ? "iterator" : "files");
 	fprintf(f, ",\"rows_total\":%zu,\"rows_shown\":%zu,\"cgroups\":[", m->n, n);
 	for (i = 0; i < n; i++) {
 		const struct top_row *r = &m->v[i];
@@ -199,6 +221,7 @@ void top_print_json(FILE *f, const struct top_report *rep)
 		json_rate(f, "iops", "%.1f", r->iops);
 		json_rate(f, "read_mbps", "%.3f", r->rmbps);
 		json_rate(f, "write_mbps", "%.3f", r->wmbps);
+		json_iostat(f, r);
 		json_depth(f, "depth", r->g.has_depth, r->g.depth);
 		if (r->has_group && r->g.cookie)
 			fprintf(f, ",\"cookie\":%u", r->g.cookie);

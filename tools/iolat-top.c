@@ -18,6 +18,7 @@
 #include "iolat-common.h"
 #include "iolat-cgroup.h"
 #include "iolat-fallback.h"
+#include "iolat-iostat.h"
 #include "iolat-top-model.h"
 #include "iolat-top-output.h"
 #include "iolat-top.skel.h"
@@ -39,6 +40,7 @@ static struct env {
 	bool quiet;
 	bool no_events;		/* --no-events: the fallback, forced */
 	bool no_functions;	/* --no-functions: the fallback without its BPF */
+	bool iostat_files;	/* --iostat-files: no cgroup iterator */
 } env = { .interval = 1, .rows = 1000 };
 
 const char *argp_program_version = TOOL " 0.1";
@@ -46,7 +48,7 @@ const char *argp_program_bug_address = "the iolat issue tracker";
 static const char doc[] =
 "Show io.latency's view of each cgroup and device, live.\n"
 "\n"
-"USAGE: " TOOL " [-d DEV] [-c REGEX] [-s KEY] [-r ROWS] [-b] [-j] [--no-events] [--no-functions] [interval] [count]\n"
+"USAGE: " TOOL " [-d DEV] [-c REGEX] [-s KEY] [-r ROWS] [-b] [-j] [--no-events] [--no-functions] [--iostat-files] [interval] [count]\n"
 "\n"
 "One row per (device, cgroup) that has an io.latency target, that the\n"
 "controller throttled, or that does IO on a device where io.latency is in\n"
@@ -75,9 +77,17 @@ static const char doc[] =
 "  WAIT/s   bios per second that slept for a depth slot\n"
 "  WAITus   their mean wait over the interval\n"
 "  MISSED   windows that missed of those that ended in the interval\n"
-"  PSI      the cgroup's io.pressure avg10, some/full in % (? without PSI)\n"
+"  PSI      the cgroup's io.pressure avg10, some/full in % (? without PSI),\n"
+"           read for the rows shown (with -P, for every row)\n"
 "A parent's row shows its children's cookie and the culprit scaling them\n"
 "(the child cgroup, found by its id).\n"
+"\n"
+"IO.STAT: the counters of every cgroup come from one walk of a BPF cgroup\n"
+"iterator a refresh, a few system calls whatever the number of cgroups;\n"
+"the root's from its io.stat file, and the blkcg_debug_stats keys from\n"
+"the io.stat files of the rows that need them.  Where the iterator cannot\n"
+"be loaded (stderr says why), or with --iostat-files, each cgroup's\n"
+"io.stat file is read, three system calls a cgroup a refresh.\n"
 "\n"
 "WITHOUT THE EVENTS (a kernel without the series, no BTF, or --no-events):\n"
 "io.stat mode, said in the header and JSON's mode.  Rows from io.latency\n"
@@ -123,6 +133,7 @@ static const char doc[] =
 
 #define OPT_NO_EVENTS 256
 #define OPT_NO_FUNCTIONS 257
+#define OPT_IOSTAT_FILES 258
 
 static const struct argp_option opts[] = {
 	{ "device", 'd', "DEV", 0, "Only this disk (nullb0, /dev/nullb0 or MAJ:MIN); a partition is refused (exit 2): io.latency works on whole disks", 0 },
@@ -135,6 +146,7 @@ static const struct argp_option opts[] = {
 	{ "quiet", 'q', NULL, 0, "No report on stdout (with -P)", 0 },
 	{ "no-events", OPT_NO_EVENTS, NULL, 0, "Do without the iolatency events even if the kernel has them: the io.stat mode a kernel without the series gets (to compare the two)", 0 },
 	{ "no-functions", OPT_NO_FUNCTIONS, NULL, 0, "In the io.stat mode, trace none of the controller's functions: as on a kernel that inlines them (no BPF loaded)", 0 },
+	{ "iostat-files", OPT_IOSTAT_FILES, NULL, 0, "Read each cgroup's io.stat file, not the cgroup iterator's one walk (to compare the two; as where it cannot be loaded)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
@@ -195,6 +207,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_FUNCTIONS:
 		env.no_functions = true;
+		break;
+	case OPT_IOSTAT_FILES:
+		env.iostat_files = true;
 		break;
 	case 'v':
 		iolat_verbose = true;
@@ -278,6 +293,50 @@ static int rescan(struct iolat_top_bpf *obj)
 /* The fallback's BPF side, in the io.stat mode when a function is attached. */
 static struct iolat_fallback_bpf *fb;
 
+/* io.stat's counters in one walk a refresh (NULL: the files), its last. */
+static struct iolat_iostat_iter *iostat_iter;
+static struct iolat_iostat_set iostat_set;
+
+/*
+ * This refresh's walk for the model, or NULL to read the files: a walk
+ * that fails (too many blkgs with IO for its array, say) leaves this
+ * refresh to the files, and is said the first time.
+ */
+static const struct iolat_iostat_set *iostat_walk(void)
+{
+	static bool told;
+	int err;
+
+	if (!iostat_iter)
+		return NULL;
+	err = iolat_iostat_iter_run(iostat_iter, &iostat_set);
+	if (!err)
+		return &iostat_set;
+	if (!told)
+		fprintf(stderr, TOOL ": the cgroup iterator's walk failed (%s): io.stat "
+			"files read instead, this time and whenever it fails again\n",
+			err == -EOVERFLOW ? "more blkgs with IO than its array holds" :
+			strerror(-err));
+	told = true;
+	return NULL;
+}
+
+/*
+ * The cgroup iterator for io.stat's counters, unless --iostat-files;
+ * where it cannot be loaded, said once: the files are read.
+ */
+static void start_iostat(void)
+{
+	char why[256];
+
+	if (env.iostat_files)
+		return;
+	iostat_iter = iolat_iostat_iter_start(env.dev, why, sizeof(why));
+	if (!iostat_iter)
+		fprintf(stderr, TOOL ": io.stat read file by file, three system calls a "
+			"cgroup a refresh: the cgroup iterator: %s\n", why);
+}
+
 static int refresh(struct iolat_top_bpf *obj, bool report)
 {
 	double now = iolat_mono(), secs = now - last_mono;
@@ -285,6 +344,7 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 		.m = &model, .secs = secs, .now_ns = (__u64)(now * 1e9),
 		.rows = env.rows, .batch = env.batch,
 	};
+	size_t shown;
 	int err;
 
 	iolat_dev_cache_reset();
@@ -305,10 +365,12 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	if (!err && fb)
 		err = top_model_add_map(&model, &delays_map, TOP_MAP_DELAYS, &cgroups);
 	model.now_ns = (__u64)(iolat_mono() * 1e9);	/* the maps as read */
-	if (!err)
+	if (!err) {
+		model.iostat = iostat_walk();
+		/* With a walk; re-read, as it can be switched on while we run. */
+		model.iostat_debug = model.iostat && iolat_debug_stats() != 0;
 		err = top_model_add_io(&model);
-	if (!err)
-		top_model_add_pressure(&model);
+	}
 	if (!err)
 		err = top_model_compute(&model, secs);
 	if (err)
@@ -316,7 +378,14 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	last_mono = now;
 	if (!report)
 		return 0;
-	top_model_sort(&model, env.sort);
+	/* What the report shows: its rows (-r); -P, every row's PSI. */
+	shown = model.n < (size_t)env.rows ? model.n : (size_t)env.rows;
+	/* Those in order (-P's metrics need none: with -q, no sort). */
+	if (!env.quiet)
+		top_model_sort_first(&model, env.sort, shown);
+	top_model_add_pressure(&model, env.prom ? model.n : shown);
+	if (env.json && !env.quiet)
+		top_model_add_iostat_debug(&model, shown);
 	rep.lost = obj ? obj->bss->lost : fb ? iolat_fallback_lost(fb) : 0;
 	if (env.prom) {
 		rep.time = iolat_now();
@@ -460,6 +529,7 @@ int main(int argc, char **argv)
 	} else {
 		start_functions();
 	}
+	start_iostat();
 
 	iolat_handle_signals();
 	tick = last_mono = iolat_mono();
@@ -483,6 +553,8 @@ cleanup:
 	if (obj)
 		iolat_top_bpf__destroy(obj);
 	iolat_fallback_stop(fb);
+	iolat_iostat_iter_stop(iostat_iter);
+	iolat_iostat_set_free(&iostat_set);
 	top_model_free(&model);
 	iolat_map_free(&groups_map);
 	iolat_map_free(&parents_map);

@@ -30,6 +30,60 @@
 
 static char root[4096];
 
+/*
+ * The system calls of the readers, counted: 06-model.sh links with
+ * --wrap for these, so that every call the tools' code makes to them
+ * comes here first (stdio's own reads do not).
+ */
+static unsigned long n_open, n_read, n_pread, n_close;
+
+int __real_open(const char *path, int flags, ...);
+ssize_t __real_read(int fd, void *buf, size_t len);
+ssize_t __real_pread(int fd, void *buf, size_t len, off_t off);
+int __real_close(int fd);
+
+int __wrap_open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & O_CREAT) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	n_open++;
+	return __real_open(path, flags, mode);
+}
+
+ssize_t __wrap_read(int fd, void *buf, size_t len)
+{
+	n_read++;
+	return __real_read(fd, buf, len);
+}
+
+ssize_t __wrap_pread(int fd, void *buf, size_t len, off_t off)
+{
+	n_pread++;
+	return __real_pread(fd, buf, len, off);
+}
+
+int __wrap_close(int fd)
+{
+	n_close++;
+	return __real_close(fd);
+}
+
+/* The counted calls since the last look. */
+static unsigned long calls_since(void)
+{
+	static unsigned long last;
+	unsigned long now = n_open + n_read + n_pread + n_close, d = now - last;
+
+	last = now;
+	return d;
+}
+
 /* Write @text to ROOT/@path (a cgroup-relative file). */
 static void put(const char *path, const char *fmt, ...)
 {
@@ -1606,7 +1660,7 @@ static void test_fallback(void)
 			   " depth=max avg_lat=2500 win=400"));
 		fx.m.now_ns = 1000000000ULL * (pass + 2);
 		interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
-		top_model_add_pressure(&fx.m);
+		top_model_add_pressure(&fx.m, fx.m.n);
 	}
 	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true,
 				   .time = 1764763200.5, .lost = 7 };
@@ -1684,7 +1738,7 @@ static void test_fallback(void)
 		put("/fb/loose/io.stat", "%s", iostat_line(DEV1, 4096 * (pass + 1), 2 * (pass + 1), NULL));
 		put("/fb/rot/io.stat", "%s", iostat_line(DEV1, 4096 * (pass + 1), pass + 1, NULL));
 		interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
-		top_model_add_pressure(&fx.m);
+		top_model_add_pressure(&fx.m, fx.m.n);
 	}
 	text = strdup(render(top_print_text, &rep));
 	json = strdup(render(top_print_json, &rep));
@@ -1738,10 +1792,9 @@ static int interval_fb(struct fixture *fx, const struct iolat_key *k,
 	if (!err)
 		err = top_model_add_io(&fx->m);
 	if (!err)
-		top_model_add_pressure(&fx->m);
-	if (!err)
 		err = top_model_compute(&fx->m, secs);
 	top_model_sort(&fx->m, TOP_SORT_PATH);
+	top_model_add_pressure(&fx->m, fx->m.n);
 	return err;
 }
 
@@ -2662,7 +2715,7 @@ static void test_many_rows(void)
 			put(path, "some avg10=%zu.00 avg60=0.00 avg300=0.00 total=1\n"
 			    "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n", i % 100);
 		}
-		top_model_add_pressure(&fx.m);
+		top_model_add_pressure(&fx.m, fx.m.n);
 		top_model_sort(&fx.m, TOP_SORT_DEPTH);
 		prom = render(top_print_prom, &rep);
 		for (a = prom; (a = strstr(a, "\niolat_io_pressure_some_ratio{")); a++)
@@ -2677,6 +2730,395 @@ static void test_many_rows(void)
 		      "many rows: -P's io.pressure once per cgroup: %zu lines for %d cgroups, "
 		      "%zu of those with two rows not once", lines, N / 5, twice);
 	}
+	fixture_free(&fx);
+}
+
+/* A record of the cgroup iterator's walk: @path's counters on @dev. */
+static struct iolat_iostat_rec walk_rec(const struct fixture *fx, const char *path, __u32 dev,
+					__u64 rb, __u64 wb, __u64 rios, __u64 wios)
+{
+	return (struct iolat_iostat_rec){
+		.cgroup_id = path ? cgid(&fx->cgs, path) : 0x7ffffffffffULL,	/* none */
+		.dev = dev,
+		.bytes = { rb, wb, 4096 },
+		.ios = { rios, wios, 1 },
+	};
+}
+
+/* The end record a walk of @n records reads back. */
+static struct iolat_iostat_end walk_end(__u32 n, __u32 dropped, int top_level)
+{
+	return (struct iolat_iostat_end){ .magic = IOLAT_IOSTAT_MAGIC, .nrecs = n,
+					  .dropped = dropped, .top_level = top_level,
+					  .visited = 100 };
+}
+
+/*
+ * The cgroup iterator's records, decoded: a record per (cgroup, device)
+ * into the rows io.stat's files would make, the same counters for the
+ * same text; a device no row is about and a cgroup the tree does not
+ * know make no row; a short, foreign or overflowing walk is refused, for
+ * the files.  With the walk, no io.stat file is read (debug stats off),
+ * and with blkcg_debug_stats only the files of the rows that need its
+ * keys.
+ */
+static void test_iostat_walk(void)
+{
+	struct fixture fx = {};
+	struct iolat_iostat_set set = {};
+	struct iolat_iostat_rec recs[8];
+	struct iolat_iostat_end end;
+	struct iolat_iostat from_files[4], from_walk[4];
+	struct iolat_key k;
+	struct iolat_group g = { .depth = 4, .has_depth = 1, .use_delay = 0, .has_use_delay = 1 };
+	struct top_report rep;
+	struct top_row *r;
+	const char *out;
+	const char *const paths[] = { "/it", "/it/a", "/it/a/x", "/it/b" };
+	unsigned long n;
+	int err, i, rows_files;
+
+	mkcg("/it");
+	mkcg("/it/a");
+	mkcg("/it/a/x");
+	mkcg("/it/b");
+	put_target("/it/a", DEV1, 2000);
+	put_target("/it/b", DEV1, 3000);
+	scan(&fx);
+	fixture_filter(&fx, "^/it");
+	/* The files first: the counters as iolat_iostat_parse() gives them. */
+	put("/it/io.stat", "4000:1 rbytes=9000 wbytes=8192 rios=3 wios=2 dbytes=4096 dios=1\n"
+	    "4000:2 rbytes=4096 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n");
+	put("/it/a/io.stat", "4000:1 rbytes=5000 wbytes=8192 rios=2 wios=2 dbytes=4096 dios=1\n"
+	    "4000:2 rbytes=4096 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n");
+	put("/it/a/x/io.stat", "4000:1 rbytes=5000 wbytes=0 rios=2 wios=0 dbytes=4096 dios=1\n");
+	put("/it/b/io.stat", "4000:1 depth=max\n");
+	err = interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	rows_files = fx.m.n;
+	for (i = 0; i < 4; i++) {
+		r = row(&fx.m, DEV1, paths[i]);
+		from_files[i] = r ? r->io : (struct iolat_iostat){ .depth = 77 };
+	}
+	check(!err && rows_files == 4 && !row(&fx.m, DEV2, "/it/a"),
+	      "walk: the files make 4 rows on 4000:1 (%d), none on 4000:2", rows_files);
+
+	/* The same counters from a walk; the files say otherwise now. */
+	recs[0] = walk_rec(&fx, "/it", DEV1, 9000, 8192, 3, 2);
+	recs[1] = walk_rec(&fx, "/it/a", DEV1, 5000, 8192, 2, 2);
+	recs[2] = walk_rec(&fx, "/it/a", DEV2, 4096, 0, 1, 0);	/* no row is about 4000:2 */
+	recs[3] = walk_rec(&fx, "/it/a/x", DEV1, 5000, 0, 2, 0);
+	recs[4] = walk_rec(&fx, NULL, DEV1, 1, 1, 1, 1);	/* a cgroup the tree does not know */
+	recs[5] = walk_rec(&fx, "/it/b", DEV1, 0, 0, 0, 0);	/* no IO: no rbytes= line */
+	recs[5].bytes[2] = recs[5].ios[2] = 0;
+	end = walk_end(6, 0, 0);
+	err = iolat_iostat_set_fill(&set, &end, sizeof(end), recs, 8);
+	check(!err && set.n == 6 && set.top_level == 0, "walk: 6 records decoded (%d, %zu)",
+	      err, set.n);
+	put("/it/io.stat", "4000:1 rbytes=1 wbytes=1 rios=1 wios=1 dbytes=1 dios=1\n");
+	put("/it/a/io.stat", "4000:1 rbytes=1 wbytes=1 rios=1 wios=1 dbytes=1 dios=1\n");
+	put("/it/a/x/io.stat", "4000:1 rbytes=1 wbytes=1 rios=1 wios=1 dbytes=1 dios=1\n");
+	put("/it/b/io.stat", "4000:1 rbytes=1 wbytes=1 rios=1 wios=1 dbytes=1 dios=1 depth=7\n");
+	fx.m.iostat = &set;
+	fx.m.iostat_debug = false;
+	calls_since();
+	top_model_begin(&fx.m, &fx.cgs);
+	top_model_add_targets(&fx.m, &fx.targets);
+	n = calls_since();
+	err = top_model_add_io(&fx.m);
+	n = calls_since();
+	top_model_compute(&fx.m, 1);
+	top_model_sort(&fx.m, TOP_SORT_PATH);
+	check(!err && n == 0, "walk: no io.stat file read (%lu system calls)", n);
+	for (i = 0; i < 4; i++) {
+		r = row(&fx.m, DEV1, paths[i]);
+		from_walk[i] = r ? r->io : (struct iolat_iostat){ .depth = 99 };
+		/* The debug keys are the files' alone (/it/b's depth=max). */
+		iolat_iostat_merge_debug(&from_walk[i], &from_files[i]);
+		check(r && !memcmp(&from_walk[i], &from_files[i], sizeof(from_walk[i])),
+		      "walk: %s's counters as its io.stat gave them (rbytes %llu wbytes %llu "
+		      "ios %llu rios %llu wios %llu dbytes %llu dios %llu has_io %d)", paths[i],
+		      (unsigned long long)from_walk[i].rbytes, (unsigned long long)from_walk[i].wbytes,
+		      (unsigned long long)from_walk[i].ios, (unsigned long long)from_walk[i].rios,
+		      (unsigned long long)from_walk[i].wios, (unsigned long long)from_walk[i].dbytes,
+		      (unsigned long long)from_walk[i].dios, from_walk[i].has_io);
+	}
+	check(fx.m.n == 4 && !row(&fx.m, DEV2, "/it/a"),
+	      "walk: the same 4 rows: none for the unknown cgroup, none on 4000:2 (%zu)", fx.m.n);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true,
+				   .time = 1764763200.5 };
+	out = render(top_print_json, &rep);
+	if (records)
+		fputs(out, records);
+	check(strstr(out, "\"iostat_source\":\"iterator\"") &&
+	      strstr(json_row(out, "/it/b"), "\"iostat\":{\"rbytes\":0,\"wbytes\":0,"
+		     "\"rios\":0,\"wios\":0,\"dbytes\":0,\"dios\":0}"),
+	      "walk: JSON's source, and 0 for a row without IO: %s", json_row(out, "/it/b"));
+	check_has(json_row(out, "/it/a"), "\"iostat\":{\"rbytes\":5000,\"wbytes\":8192,"
+		  "\"rios\":2,\"wios\":2,\"dbytes\":4096,\"dios\":1}",
+		  "walk: JSON's iostat counters");
+
+	/* The next walk: rates against this one. */
+	recs[1] = walk_rec(&fx, "/it/a", DEV1, 5000 + 4096 * 10, 8192, 12, 2);
+	end = walk_end(6, 0, 0);
+	iolat_iostat_set_fill(&set, &end, sizeof(end), recs, 8);
+	err = interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 2);
+	r = row(&fx.m, DEV1, "/it/a");
+	check(!err && r && r->iops == 5 && fabs(r->rmbps - 0.02048) < 1e-9,
+	      "walk: rates over the interval (%.1f IOPS, %.5f MB/s)", r ? r->iops : -1,
+	      r ? r->rmbps : -1);
+
+	/*
+	 * blkcg_debug_stats on, with the events: only a row whose depth or
+	 * use_delay came from no event needs its file (/it/b, and the new
+	 * rows /it and /it/a/x); /it/a has both from its group, until -j
+	 * shows it (top_model_add_iostat_debug()).
+	 */
+	put("/it/a/io.stat", "4000:1 rbytes=1 wbytes=1 rios=1 wios=1 dbytes=1 dios=1 "
+	    "depth=4 missed=3 total=30\n");
+	fx.m.iostat_debug = true;
+	k = key(&fx, "/it/a", DEV1);
+	calls_since();
+	n_open = 0;
+	err = interval(&fx, &k, &g, 1, NULL, NULL, 0, 1);
+	n = n_open;
+	r = row(&fx.m, DEV1, "/it/b");
+	check(!err && n == 3 && r && r->io.has_depth && r->io.depth == 7 && r->io.rbytes == 0 &&
+	      !r->io.has_io && r->io_file,
+	      "walk, debug stats: 3 files read (%lu): /it/b's depth from its file (%u), "
+	      "its counters from the walk (rbytes %llu)", n, r ? r->io.depth : 0,
+	      r ? (unsigned long long)r->io.rbytes : 0);
+	r = row(&fx.m, DEV1, "/it/a");
+	check(r && !r->io_file && !r->io.has_missed && r->io.rbytes == 5000 + 4096 * 10,
+	      "walk, debug stats: /it/a's file not read: its depth came from an event");
+	n_open = 0;
+	top_model_add_iostat_debug(&fx.m, fx.m.n);
+	check(n_open == 1 && r && r->io_file && r->io.has_missed && r->io.total == 30 &&
+	      r->io.rbytes == 5000 + 4096 * 10,
+	      "walk, debug stats: -j's rows: /it/a's file read for its debug keys (%lu), "
+	      "its counters kept", n_open);
+	fx.m.iostat_debug = false;
+
+	/* Refused walks: the files, then. */
+	end = walk_end(6, 0, 0);
+	check(iolat_iostat_set_fill(&set, &end, sizeof(end) - 1, recs, 8) == -EPROTO,
+	      "walk: a short read of the end record is refused");
+	end.magic = 0;
+	check(iolat_iostat_set_fill(&set, &end, sizeof(end), recs, 8) == -EPROTO,
+	      "walk: a foreign end record is refused");
+	end = walk_end(9, 0, 0);
+	check(iolat_iostat_set_fill(&set, &end, sizeof(end), recs, 8) == -EPROTO,
+	      "walk: more records than the array holds is refused");
+	end = walk_end(6, 2, 0);
+	check(iolat_iostat_set_fill(&set, &end, sizeof(end), recs, 8) == -EOVERFLOW,
+	      "walk: blkgs left out (array full) is refused");
+	/* The hierarchy's root is no blkg's: its file; a namespace's root is. */
+	end = walk_end(0, 0, 0);
+	iolat_iostat_set_fill(&set, &end, sizeof(end), recs, 8);
+	i = iolat_iostat_set_has(&set, true) * 2 + iolat_iostat_set_has(&set, false);
+	end = walk_end(0, 0, 3);
+	iolat_iostat_set_fill(&set, &end, sizeof(end), recs, 8);
+	check(i == 1 && iolat_iostat_set_has(&set, true) && iolat_iostat_set_has(&set, false),
+	      "walk: the root's counters from its file at level 0, from the walk in a namespace");
+	fx.m.iostat = NULL;
+	iolat_iostat_set_free(&set);
+	fixture_free(&fx);
+}
+
+/*
+ * io.pressure: read for the rows a report shows, each file kept open and
+ * read again at offset 0 (one call a row), closed when its row is no
+ * longer shown; read once a refresh for a cgroup's rows on two devices.
+ */
+static void test_psi_files(void)
+{
+	struct fixture fx = {};
+	struct top_row *a, *b;
+	unsigned long n1, n2, n3;
+	int before, kept, after;
+
+	mkcg("/ps");
+	mkcg("/ps/a");
+	mkcg("/ps/b");
+	/* Rows by device, then path: a on 4000:1, a and b on 4000:2. */
+	put("/ps/a/io.latency", "4000:1 target=1000\n4000:2 target=1000\n");
+	put_target("/ps/b", DEV2, 1000);
+	put("/ps/a/io.pressure", "some avg10=1.00 avg60=0.00 avg300=0.00 total=1\n"
+	    "full avg10=0.50 avg60=0.00 avg300=0.00 total=1\n");
+	put("/ps/b/io.pressure", "some avg10=2.00 avg60=0.00 avg300=0.00 total=1\n"
+	    "full avg10=1.00 avg60=0.00 avg300=0.00 total=1\n");
+	scan(&fx);
+	fixture_filter(&fx, "^/ps/");
+	before = open_fds();
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	calls_since();
+	top_model_add_pressure(&fx.m, 2);	/* -r 2: a's two rows */
+	n1 = calls_since();
+	a = row(&fx.m, DEV1, "/ps/a");
+	b = row(&fx.m, DEV2, "/ps/b");
+	kept = open_fds() - before;
+	check(fx.m.n == 3 && a && a->psi_some == 1 && row(&fx.m, DEV2, "/ps/a")->psi_some == 1 &&
+	      b && isnan(b->psi_some) && n1 == 2 && kept == 1,
+	      "psi: the 2 rows shown, one cgroup: its file opened and read (%lu calls), "
+	      "kept (%d open), the row not shown unread", n1, kept);
+	put("/ps/a/io.pressure", "some avg10=3.00 avg60=0.00 avg300=0.00 total=1\n"
+	    "full avg10=1.50 avg60=0.00 avg300=0.00 total=1\n");
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	calls_since();
+	top_model_add_pressure(&fx.m, fx.m.n);	/* -P: every row */
+	n2 = calls_since();
+	a = row(&fx.m, DEV1, "/ps/a");
+	b = row(&fx.m, DEV2, "/ps/b");
+	check(a && a->psi_some == 3 && a->psi_full == 1.5 && b && b->psi_some == 2 && n2 == 3 &&
+	      open_fds() - before == 2,
+	      "psi: the next refresh, every row: a's file read again at 0 (new figures), "
+	      "b's opened (%lu calls), 2 open", n2);
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	top_model_add_pressure(&fx.m, 0);	/* nothing shown */
+	calls_since();
+	top_model_begin(&fx.m, &fx.cgs);	/* the next refresh */
+	n3 = calls_since();
+	after = open_fds() - before;
+	check(after == 0 && n3 == 2, "psi: files of rows no longer shown closed (%d open, "
+	      "%lu closes)", after, n3);
+	fixture_free(&fx);
+	check(open_fds() == before, "psi: none left open after the model is freed");
+}
+
+/*
+ * What a refresh costs in the calls counted, with 1,000 cgroups with
+ * targets and IO in a tenth of them, 100 rows shown: each cgroup's
+ * io.stat and each row's io.pressure (the files, as before the walk),
+ * against the walk's records and the shown rows' kept files.
+ */
+static void test_refresh_calls(void)
+{
+	enum { N = 1000 };
+	struct fixture fx = {};
+	static struct iolat_iostat_rec recs[N / 10 + 1];
+	struct iolat_iostat_set set = {};
+	struct iolat_iostat_end end;
+	unsigned long files, walk[3];
+	char path[64];
+	size_t i, nrec = 0;
+	int pass;
+
+	mkcg("/sc");
+	for (i = 1; i <= N; i++) {
+		snprintf(path, sizeof(path), "/sc/g%zu", i);
+		mkcg(path);
+		put_target(path, DEV1, 1000 + i);
+		snprintf(path, sizeof(path), "/sc/g%zu/io.pressure", i);
+		put(path, "some avg10=0.00 avg60=0.00 avg300=0.00 total=1\n"
+		    "full avg10=0.00 avg60=0.00 avg300=0.00 total=1\n");
+		if (i % 10)
+			continue;
+		snprintf(path, sizeof(path), "/sc/g%zu/io.stat", i);
+		put(path, "%s", iostat_line(DEV1, 4096 * i, i, NULL));
+	}
+	put("/sc/io.stat", "%s", iostat_line(DEV1, 4096 * N, N, NULL));
+	scan(&fx);
+	fixture_filter(&fx, "^/sc");
+	for (i = 0; i < fx.cgs.n; i++) {
+		const char *p = fx.cgs.v[i].path;
+		unsigned long k;
+
+		if (sscanf(p, "/sc/g%lu", &k) == 1 && k % 10 == 0)
+			recs[nrec++] = walk_rec(&fx, p, DEV1, 4096 * k, 0, k, 0);
+	}
+	recs[nrec++] = walk_rec(&fx, "/sc", DEV1, 4096 * N, 0, N, 0);
+	for (i = 0; i < nrec; i++)
+		recs[i].bytes[2] = recs[i].ios[2] = 0;
+	end = walk_end(nrec, 0, 0);
+	iolat_iostat_set_fill(&set, &end, sizeof(end), recs, nrec);
+	/* A refresh as iolat-top makes it, -r 100; the second of each kind. */
+	for (pass = 0; pass < 2; pass++) {
+		calls_since();
+		interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+		top_model_add_pressure(&fx.m, 100);
+		files = calls_since();
+	}
+	fx.m.iostat = &set;
+	for (pass = 0; pass < 3; pass++) {
+		calls_since();
+		interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+		top_model_add_pressure(&fx.m, 100);
+		walk[pass] = calls_since();
+	}
+	printf("     a refresh of %zu rows (1,000 cgroups with targets, IO in 100; %zu in "
+	       "the fake tree), 100 shown: %lu calls with the files, %lu with the walk\n",
+	       fx.m.n, fx.cgs.n, files, walk[2]);
+	check(fx.m.n == N + 1 && files >= 3 * N && walk[2] == 100 && walk[1] == 100,
+	      "calls: a refresh with the walk makes one call a row shown (%lu), none per "
+	      "cgroup; with the files %lu", walk[2], files);
+	fx.m.iostat = NULL;
+	iolat_iostat_set_free(&set);
+	fixture_free(&fx);
+}
+
+/*
+ * A report of -r K rows sorts only its K first (a selection, then a
+ * sort of those): the same K rows in the same order as a sort of all,
+ * every row still there once; by path (two devices, their names from
+ * the same buffer as they are gone) and by a value.
+ */
+static void test_sort_first(void)
+{
+	enum { N = 400 };
+	struct fixture fx = {};
+	struct top_row *full;
+	char path[64];
+	size_t i, k, j, bad, missing, ks[] = { 1, 37, 200, 399, 400, 1000 };
+	int key;
+
+	mkcg("/sf");
+	for (i = 0; i < N / 2; i++) {
+		snprintf(path, sizeof(path), "/sf/c%zu", (i * 7919) % 1000);
+		mkcg(path);
+		snprintf(path, sizeof(path), "/sf/c%zu/io.latency", (i * 7919) % 1000);
+		put(path, "4000:2 target=1000\n4000:1 target=%zu\n", i);
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/sf/");
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	for (key = 0; key < 2; key++) {
+		enum top_sort sort = key ? TOP_SORT_IOPS : TOP_SORT_PATH;
+
+		for (j = 0; j < sizeof(ks) / sizeof(*ks); j++) {
+			k = ks[j];
+			for (i = 0; i < fx.m.n; i++)	/* a value, ties among them */
+				fx.m.v[i].iops = (fx.m.v[i].cgid * 31 + fx.m.v[i].dev) % 97;
+			top_model_sort(&fx.m, sort);
+			full = malloc(fx.m.n * sizeof(*full));
+			memcpy(full, fx.m.v, fx.m.n * sizeof(*full));
+			/* Shuffle, then the first k alone. */
+			for (i = fx.m.n - 1; i > 0; i--) {
+				struct top_row t = fx.m.v[i];
+				size_t o = (i * 2654435761U) % (i + 1);
+
+				fx.m.v[i] = fx.m.v[o];
+				fx.m.v[o] = t;
+			}
+			top_model_sort_first(&fx.m, sort, k);
+			for (i = bad = 0; i < k && i < fx.m.n; i++)
+				bad += full[i].dev != fx.m.v[i].dev || full[i].cgid != fx.m.v[i].cgid;
+			for (i = missing = 0; i < fx.m.n; i++)
+				missing += row(&fx.m, full[i].dev, full[i].path) == NULL;
+			check(fx.m.n == N && !bad && !missing && full[0].dev == (key ? full[0].dev : DEV1),
+			      "sort: the %zu first of %zu rows by %s as a whole sort has them "
+			      "(%zu differ, %zu missing)", k, fx.m.n, top_sort_names[sort], bad, missing);
+			free(full);
+		}
+	}
+	fixture_free(&fx);
+	/* Gone devices by name, where the numbers say otherwise: 4000:10 first. */
+	mkcg("/sg");
+	put("/sg/io.latency", "4000:9 target=1000\n4000:10 target=1000\n");
+	scan(&fx);
+	fixture_filter(&fx, "^/sg$");
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	check(fx.m.n == 2 && fx.m.v[0].dev == IOLAT_MKDEV(4000U, 10U),
+	      "sort: devices by name (4000:10 before 4000:9), both gone: %s first",
+	      fx.m.n ? iolat_dev_name(fx.m.v[0].dev) : "none");
 	fixture_free(&fx);
 }
 
@@ -2747,5 +3189,9 @@ int main(int argc, char **argv)
 	test_map_batch();
 	test_fallback_counters_kept();
 	test_many_rows();
+	test_iostat_walk();
+	test_psi_files();
+	test_refresh_calls();
+	test_sort_first();
 	return check_done();
 }
