@@ -6,8 +6,8 @@
 #     clears it for the siblings), so tight's next missed window scales down
 #     from 1000000 again.  The parent and tight show no throttling in
 #     io.stat; with tight stopped too (settle): no request left in flight
-#     on the device, no task stuck in D state, a new fio in a new cgroup
-#     does IO and ends, and tight and the parent can be removed.
+#     on the device, no task stuck in D state, new readers in a new
+#     cgroup do IO and end, and tight and the parent can be removed.
 # (2) The protected group goes: tight throttles loose (no target) and calm
 #     (target 250 ms) to depth 1 with use_delay on (siblings_start), then
 #     tight is killed and removed.  The culprit is forgotten at once:

@@ -18,8 +18,8 @@
 #     250 ms).  tight's target=max while tight keeps reading: an
 #     iolatency_target 1000->0 event, and loose and calm are back at depth
 #     max, use_delay 0 within 30 s (siblings_recovered).
-# Each part ends with settle: nothing in flight, nothing stuck, a new fio
-# runs.
+# Each part ends with settle: nothing in flight, nothing stuck, new
+# readers in a new cgroup read and end.
 . "$IOLAT_REPO/tests/lib.sh"
 
 dev=iolat0
