@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "iolat.h"
 #include "iolat-cgroup.h"
+#include "iolat-common.h"
 #include "iolat-map.h"
 
 static char cg_root[PATH_MAX];
@@ -564,7 +565,7 @@ const char *iolat_cgroups_path(const struct iolat_cgroups *cgs, __u64 id)
 
 static struct iolat_name *name_slot(struct iolat_names *nm, __u64 id)
 {
-	size_t i = (id * 0x9e3779b97f4a7c15ULL) & (nm->cap - 1);
+	size_t i = iolat_hash_slot(id, nm->cap);
 
 	while (nm->v[i].id && nm->v[i].id != id)
 		i = (i + 1) & (nm->cap - 1);
@@ -1019,7 +1020,7 @@ int iolat_pressure_read(const char *path, double *some, double *full)
 /* The slot of @id in @p (its own, or the free one where it would go). */
 static struct iolat_psi_file *psi_slot(struct iolat_psi_files *p, __u64 id)
 {
-	size_t i = (id * 0x9e3779b97f4a7c15ULL >> 16) & (p->cap - 1);
+	size_t i = iolat_hash_slot(id, p->cap);
 
 	while (p->v[i].id && p->v[i].id != id)
 		i = (i + 1) & (p->cap - 1);

@@ -17,6 +17,15 @@
 #define IOLAT_EXIT_USAGE	2	/* bad arguments */
 #define IOLAT_EXIT_UNSUPPORTED	3	/* not root, no BTF, no iolatency events */
 
+/*
+ * Where @key starts in an open-addressing table of @cap slots (a power of
+ * two, at most 2^32): Fibonacci hashing, the product's high half.
+ */
+static inline size_t iolat_hash_slot(__u64 key, size_t cap)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+}
+
 extern volatile sig_atomic_t iolat_exiting;
 extern bool iolat_verbose;
 

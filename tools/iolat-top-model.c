@@ -18,9 +18,7 @@ const char *const top_sort_names[TOP_SORT_NR] = {
 /* Where (@dev, @cgid) starts looking in a table of @nslots (a power of two). */
 static size_t key_slot(__u32 dev, __u64 cgid, size_t nslots)
 {
-	__u64 h = (cgid ^ ((__u64)dev << 40) ^ dev) * 0x9e3779b97f4a7c15ULL;
-
-	return (h >> 20) & (nslots - 1);
+	return iolat_hash_slot(cgid ^ ((__u64)dev << 40) ^ dev, nslots);
 }
 
 static size_t slot_of(const struct top_model *m, __u32 dev, __u64 cgid)

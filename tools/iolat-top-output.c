@@ -633,7 +633,7 @@ static bool *cgroups_seen(const struct top_model *m)
 			zero = true;
 			continue;
 		}
-		s = (id * 0x9e3779b97f4a7c15ULL >> 20) & (nslots - 1);
+		s = iolat_hash_slot(id, nslots);
 		while (ids[s] && ids[s] != id)
 			s = (s + 1) & (nslots - 1);
 		seen[i] = ids[s] == id;
