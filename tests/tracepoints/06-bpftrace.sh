@@ -72,12 +72,12 @@ cg_kill iolat-p || fail "the scenario's tasks did not die"
 # on 2026-12-05 one was still running 60 s after its turn came).  One
 # deadline for all six; each one's exit time is printed.
 t_int=$EPOCHREALTIME
+end=$((${t_int%.*} + EXIT_BOUND))
 for s in $scripts; do kill -INT "${PID[$s]}" 2>/dev/null; done
 for s in $scripts; do
-	tracer_end $((EXIT_BOUND - ${SECONDS_SINCE:-0})) "${PID[$s]}"
+	tracer_end $((end - $(date +%s))) "${PID[$s]}"
 	rc=$?
-	SECONDS_SINCE=$(printf '%.0f' "$(echo "$EPOCHREALTIME - $t_int" | bc)")
-	note "$s ended ${SECONDS_SINCE} s after SIGINT (exit $rc)"
+	note "$s ended $(awk -v a="$t_int" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s after SIGINT (exit $rc)"
 	[ $rc = 0 ] || { cat /tmp/$s.out; fail "$s exited $rc on SIGINT (124: still running $EXIT_BOUND s after SIGINT)"; }
 done
 for s in $scripts; do echo "== $s"; cat /tmp/$s.out; done
