@@ -39,13 +39,33 @@ struct {
 /*
  * The walk's state, set by the front-end before each (zeroed, top_level
  * -1): one walk at a time, the front-end's (the iterator runs under
- * cgroup_mutex, and the link is its own).
+ * cgroup_mutex, and the link is its own).  bad_layout: a blkcg_gq this
+ * walk cannot read in one span (blkg_view_read()), which the front-end
+ * says and then reads the files.
  */
 __u32 nrecs = 0;
 __u32 dropped = 0;
 __u32 visited = 0;
 __u32 flushed = 0;
+__u32 bad_layout = 0;
 __s32 top_level = 0;
+
+/*
+ * The last queue seen and its device: a walk meets the same few queues
+ * in every cgroup, and their disks' devices are three reads each.  Kept
+ * for one walk only (a queue's address can be a new queue's later).
+ */
+static struct request_queue *last_q;
+static __u32 last_dev;
+
+static __always_inline __u32 walk_queue_dev(struct request_queue *q)
+{
+	if (q != last_q) {
+		last_dev = q ? queue_dev(q) : 0;
+		last_q = q;
+	}
+	return last_dev;
+}
 
 /* The walk's end: how many records, and what was left out. */
 static __always_inline int walk_end(struct seq_file *seq)
@@ -56,6 +76,7 @@ static __always_inline int walk_end(struct seq_file *seq)
 		.dropped = dropped,
 		.top_level = top_level,
 		.visited = visited,
+		.bad_layout = bad_layout,
 	};
 
 	bpf_seq_write(seq, &end, sizeof(end));
@@ -68,39 +89,46 @@ int iostat(struct bpf_iter__cgroup *ctx)
 	struct seq_file *seq = ctx->meta->seq;
 	struct cgroup *cgrp = ctx->cgroup;
 	struct iolat_iostat_rec *rec;
-	struct blkg_iostat cur;
+	struct blkg_view v;
 	struct blkcg_gq *blkg;
 	struct blkcg *blkcg;
-	__u64 id;
 	__u32 i, idx, dev;
-	int level;
+	int err;
 
 	if (!cgrp)
 		return walk_end(seq);
-	level = cgroup_level_of(cgrp);
 	if (!flushed) {
 		/* The top's subtree: every cgroup this walk will see. */
 		cgroup_rstat_flush(cgrp);
 		flushed = 1;
-		top_level = level;
+		top_level = iter_cgroup_level(cgrp);
+		last_q = NULL;
+		visited++;
+		/* The hierarchy's root, when it is the top: see above. */
+		if (top_level == 0)
+			return 0;
+	} else {
+		visited++;
 	}
-	visited++;
-	if (level == 0)
-		return 0;
-	blkcg = cgroup_blkcg(cgrp);
+	blkcg = iter_cgroup_blkcg(cgrp);
 	if (!blkcg)
 		return 0;	/* no io controller here: no io.stat either */
-	id = cgroup_id_of(cgrp);
 	blkg = blkcg_first_blkg(blkcg);
-	for (i = 0; i < IOLAT_IOSTAT_BLKGS && blkg; i++, blkg = blkg_next(blkg)) {
-		if (!blkg_online(blkg))
+	for (i = 0; i < IOLAT_IOSTAT_BLKGS && blkg; i++, blkg = v.next) {
+		err = blkg_view_read(blkg, &v);
+		if (err > 0) {
+			bad_layout = 1;
+			return 0;
+		}
+		if (err)
+			break;	/* unlinked and gone under us: as the list's end */
+		if (!v.online)
 			continue;
-		dev = blkg_dev(blkg);
+		dev = walk_queue_dev(v.q);
 		if (!dev || (targ_dev && dev != targ_dev))
 			continue;
-		blkg_iostat_cur(blkg, &cur);
-		if (!cur.bytes[BLKG_IOSTAT_READ] && !cur.bytes[BLKG_IOSTAT_WRITE] &&
-		    !cur.ios[BLKG_IOSTAT_READ] && !cur.ios[BLKG_IOSTAT_WRITE])
+		if (!v.cur.bytes[BLKG_IOSTAT_READ] && !v.cur.bytes[BLKG_IOSTAT_WRITE] &&
+		    !v.cur.ios[BLKG_IOSTAT_READ] && !v.cur.ios[BLKG_IOSTAT_WRITE])
 			continue;	/* io.stat prints no counters for it */
 		idx = nrecs;
 		rec = bpf_map_lookup_elem(&records, &idx);
@@ -109,15 +137,15 @@ int iostat(struct bpf_iter__cgroup *ctx)
 			continue;
 		}
 		nrecs = idx + 1;
-		rec->cgroup_id = id;
+		rec->cgroup_id = iter_cgroup_id(cgrp);
 		rec->dev = dev;
 		rec->pad = 0;
-		rec->bytes[IOLAT_IOSTAT_READ] = cur.bytes[BLKG_IOSTAT_READ];
-		rec->bytes[IOLAT_IOSTAT_WRITE] = cur.bytes[BLKG_IOSTAT_WRITE];
-		rec->bytes[IOLAT_IOSTAT_DISCARD] = cur.bytes[BLKG_IOSTAT_DISCARD];
-		rec->ios[IOLAT_IOSTAT_READ] = cur.ios[BLKG_IOSTAT_READ];
-		rec->ios[IOLAT_IOSTAT_WRITE] = cur.ios[BLKG_IOSTAT_WRITE];
-		rec->ios[IOLAT_IOSTAT_DISCARD] = cur.ios[BLKG_IOSTAT_DISCARD];
+		rec->bytes[IOLAT_IOSTAT_READ] = v.cur.bytes[BLKG_IOSTAT_READ];
+		rec->bytes[IOLAT_IOSTAT_WRITE] = v.cur.bytes[BLKG_IOSTAT_WRITE];
+		rec->bytes[IOLAT_IOSTAT_DISCARD] = v.cur.bytes[BLKG_IOSTAT_DISCARD];
+		rec->ios[IOLAT_IOSTAT_READ] = v.cur.ios[BLKG_IOSTAT_READ];
+		rec->ios[IOLAT_IOSTAT_WRITE] = v.cur.ios[BLKG_IOSTAT_WRITE];
+		rec->ios[IOLAT_IOSTAT_DISCARD] = v.cur.ios[BLKG_IOSTAT_DISCARD];
 	}
 	if (blkg)
 		dropped++;	/* more blkgs than IOLAT_IOSTAT_BLKGS */

@@ -323,7 +323,7 @@ struct iolat_iostat_end {
 	__u32 dropped;			/* blkgs with IO left out: array full, or past IOLAT_IOSTAT_BLKGS */
 	__s32 top_level;		/* the walk's first cgroup's level; -1: none */
 	__u32 visited;			/* cgroups the program saw */
-	__u32 pad;
+	__u32 bad_layout;		/* a blkcg_gq the program cannot read: no records */
 };
 
 #endif /* __IOLAT_H */

@@ -875,6 +875,8 @@ int iolat_iostat_set_fill(struct iolat_iostat_set *s, const void *end, size_t le
 	memcpy(&e, end, sizeof(e));
 	if (e.magic != IOLAT_IOSTAT_MAGIC || e.nrecs > cap)
 		return -EPROTO;
+	if (e.bad_layout)
+		return -ERANGE;
 	if (e.dropped)
 		return -EOVERFLOW;
 	if (e.nrecs > s->cap) {

@@ -255,7 +255,8 @@ struct iolat_iostat_set {
  * 0; -EPROTO when @end is not a whole end record (a short read) or
  * counts more than @cap; -EOVERFLOW when the walk left blkgs with IO out
  * (the array full, or too many devices on one cgroup): @s is then
- * incomplete, read the files; -ENOMEM.
+ * incomplete, read the files; -ERANGE when the program met a struct
+ * blkcg_gq it cannot read (its layout: no records at all); -ENOMEM.
  */
 int iolat_iostat_set_fill(struct iolat_iostat_set *s, const void *end, size_t len,
 			  const struct iolat_iostat_rec *recs, size_t cap);

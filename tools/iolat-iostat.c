@@ -143,6 +143,7 @@ int iolat_iostat_iter_run(struct iolat_iostat_iter *it, struct iolat_iostat_set 
 	it->obj->bss->dropped = 0;
 	it->obj->bss->visited = 0;
 	it->obj->bss->flushed = 0;
+	it->obj->bss->bad_layout = 0;
 	it->obj->bss->top_level = -1;
 	fd = bpf_iter_create(it->link_fd);
 	if (fd < 0)

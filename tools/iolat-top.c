@@ -316,6 +316,8 @@ static const struct iolat_iostat_set *iostat_walk(void)
 		fprintf(stderr, TOOL ": the cgroup iterator's walk failed (%s): io.stat "
 			"files read instead, this time and whenever it fails again\n",
 			err == -EOVERFLOW ? "more blkgs with IO than its array holds" :
+			err == -ERANGE ? "a struct blkcg_gq laid out past what its one read "
+			"of a blkg covers, BLKG_VIEW_SPAN in bpf/iolat.bpf.h" :
 			strerror(-err));
 	told = true;
 	return NULL;

@@ -2911,6 +2911,10 @@ static void test_iostat_walk(void)
 	end = walk_end(6, 2, 0);
 	check(iolat_iostat_set_fill(&set, &end, sizeof(end), recs, 8) == -EOVERFLOW,
 	      "walk: blkgs left out (array full) is refused");
+	end = walk_end(6, 0, 0);
+	end.bad_layout = 1;
+	check(iolat_iostat_set_fill(&set, &end, sizeof(end), recs, 8) == -ERANGE,
+	      "walk: a blkcg_gq the program could not read is refused");
 	/* The hierarchy's root is no blkg's: its file; a namespace's root is. */
 	end = walk_end(0, 0, 0);
 	iolat_iostat_set_fill(&set, &end, sizeof(end), recs, 8);
