@@ -3122,6 +3122,100 @@ static void test_sort_first(void)
 	fixture_free(&fx);
 }
 
+/*
+ * The text report's numbers without printf: iolat_fmt_fixed() writes
+ * what "%.*f" writes, to the byte, cut where snprintf() cuts: ties (a
+ * half exactly: to the even digit), the decimals that are not quite
+ * what they say (0.05, 9.95, 99.95 are a little above or below), the
+ * widths they change (9.95 -> "10.0"), zero and the smallest doubles;
+ * what it leaves to snprintf() (negative, -0, NAN, inf, 2^52 and over,
+ * four decimals); values from 0.001 apart to random bit patterns.
+ * Then a row with such values, as the text shows it.
+ */
+static void test_text_numbers(void)
+{
+	static const double special[] = {
+		0, 0.5, 1.5, 2.5, 0.125, 0.375, 0.05, 0.15, 0.25, 0.35, 0.45, 0.95, 9.95,
+		99.95, 999.95, 2.675, 1.005, 0.9995, 5e-324, 1e-300, 4503599627370495.5,
+		4503599627370496.0, 1e300, -0.0, -1.5, NAN, INFINITY, -INFINITY,
+	};
+	char a[400], b[400];
+	size_t sizes[] = { sizeof(a), 5, 1 }, bad = 0, n = 0, i, s;
+	unsigned long long x = 88172645463325252ULL;
+	double v;
+	int prec, la, lb;
+
+	for (i = 0; i < 400000; i++) {
+		if (i < sizeof(special) / sizeof(*special))
+			v = special[i];
+		else if (i < 150000)
+			v = i / 1000.0;			/* every x.xx5 */
+		else if (i < 250000)
+			v = nextafter((i - 150000 + 0.5) / 100.0, i % 2 ? 0 : 1e9);
+		else {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			if (i % 2)
+				memcpy(&v, &x, sizeof(v));	/* any double */
+			else
+				v = (double)(x >> 11) / (1ULL << (x % 60));
+		}
+		for (prec = 0; prec <= 4; prec++) {
+			for (s = 0; s < sizeof(sizes) / sizeof(*sizes); s++) {
+				memset(a, 'x', sizeof(a));
+				memset(b, 'x', sizeof(b));
+				la = snprintf(a, sizes[s], "%.*f", prec, v);
+				lb = iolat_fmt_fixed(b, sizes[s], v, prec);
+				n++;
+				if (la == lb && !memcmp(a, b, sizes[s]))
+					continue;
+				if (!bad++)
+					printf("     %.17g, %d decimals, %zu bytes: printf '%s', "
+					       "iolat_fmt_fixed '%s'\n", v, prec, sizes[s], a, b);
+			}
+		}
+		snprintf(a, sizeof(a), "%llu", x + i);
+		lb = iolat_fmt_u64(b, sizeof(b), x + i);
+		n++;
+		bad += lb != (int)strlen(a) || strcmp(a, b);
+	}
+	check(!bad, "text numbers: iolat_fmt_fixed() and iolat_fmt_u64() write what "
+	      "snprintf() writes: %zu of %zu differ", bad, n);
+
+	/* A row whose figures round: the cells as printf made them. */
+	{
+		struct fixture fx = {};
+		struct top_report rep;
+		struct top_row *r;
+		const char *line;
+
+		mkcg("/tn");
+		put_target("/tn", DEV1, 1000);
+		scan(&fx);
+		fixture_filter(&fx, "^/tn$");
+		interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+		r = row(&fx.m, DEV1, "/tn");
+		if (r) {
+			r->iops = 2.5;		/* a tie: to 2 */
+			r->rmbps = 9.9;
+			r->wmbps = 0.05;	/* 9.95000000000000106...: 10.0 */
+			r->charged = 99.95;	/* 99.9500000000000028...: 100.0 */
+			r->paid = 0.25;		/* a tie: 0.2 */
+			r->waits = 3.5;		/* a tie: 4 */
+			r->psi_some = 9.95;	/* 9.949999999999999289...: 9.9 */
+			r->psi_full = 0.05;	/* 0.1 */
+		}
+		rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
+		line = text_row(render(top_print_text, &rep), "/tn");
+		check(r && strstr(line, " 1000us ") &&
+		      strstr(line, "       2    10.0 ") && strstr(line, " 100.0    0.2      4 ") &&
+		      strstr(line, "     9.9/0.1"),
+		      "text numbers: a row's rates and PSI rounded as printf does: %s", line);
+		fixture_free(&fx);
+	}
+}
+
 /* blk_cgroup's parameter read as on, off, unknown; io.pressure parsed. */
 static void test_debug_param(void)
 {
@@ -3193,5 +3287,6 @@ int main(int argc, char **argv)
 	test_psi_files();
 	test_refresh_calls();
 	test_sort_first();
+	test_text_numbers();
 	return check_done();
 }
