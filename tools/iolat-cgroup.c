@@ -965,15 +965,46 @@ int iolat_debug_stats(void)
 }
 
 /* io.pressure's text in @buf (changed): "some avg10=1.23 avg60=... total=N", "full ...". */
+/*
+ * @line's "@prefix V" (@prefix "some avg10="), V into *@v, as
+ * sscanf(@line, @fmt) reads it (@fmt: "@prefix%lf"): true when it did.
+ * What the kernel writes, "%lu.%02lu", without sscanf() and strtod()
+ * (thousands of instructions a row shown): the digits as an integer over
+ * a power of ten, exact, and one division, which rounds as strtod() does
+ * (to the double nearest the decimal); anything else to sscanf().
+ */
+static bool pressure_avg10(const char *line, const char *prefix, size_t len,
+			   const char *fmt, double *v)
+{
+	const char *p = line + len;
+	__u64 n = 0, div = 1;
+	int digits = 0;
+
+	if (!strncmp(line, prefix, len)) {
+		for (; *p >= '0' && *p <= '9' && digits < 15; p++, digits++)
+			n = n * 10 + (*p - '0');
+		if (digits && *p == '.')
+			for (p++; *p >= '0' && *p <= '9' && digits < 15; p++, digits++) {
+				n = n * 10 + (*p - '0');
+				div *= 10;
+			}
+		if (div > 1 && (*p == ' ' || !*p)) {
+			*v = (double)n / div;
+			return true;
+		}
+	}
+	return sscanf(line, fmt, v) == 1;
+}
+
 static int pressure_parse(char *buf, double *some, double *full)
 {
 	char *line, *save;
 	int got = 0;
 
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "some avg10=%lf", some) == 1)
+		if (pressure_avg10(line, "some avg10=", 11, "some avg10=%lf", some))
 			got |= 1;
-		else if (sscanf(line, "full avg10=%lf", full) == 1)
+		else if (pressure_avg10(line, "full avg10=", 11, "full avg10=%lf", full))
 			got |= 2;
 	}
 	return got == 3 ? 0 : -ENODATA;

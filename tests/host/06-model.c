@@ -3239,6 +3239,33 @@ static void test_debug_param(void)
 	    "full avg10=0.25 avg60=0.00 avg300=0.00 total=3\n");
 	rc = iolat_pressure_read("/psi", &some, &full);
 	check(!rc && some == 0.5 && full == 0.25, "io.pressure: some 0.5, full 0.25 (%d)", rc);
+	/*
+	 * The kernel's "%lu.%02lu", read without strtod(): the same double
+	 * (the one nearest the decimal) for every value 0.00 to 100.99;
+	 * other forms as sscanf() reads them.
+	 */
+	{
+		static const char *const odd[] = { "1.5e1", "12.345678901234567", "7", " 3.25",
+						   "0.125", "inf", "99.95x" };
+		char text[64];
+		int i, bad = 0;
+
+		for (i = 0; i <= 10099; i++) {
+			snprintf(text, sizeof(text), "%d.%02d", i / 100, i % 100);
+			put("/psi/io.pressure", "some avg10=%s avg60=0.10 avg300=0.00 total=9\n"
+			    "full avg10=%d.%d avg60=0.00 avg300=0.00 total=3\n", text, i % 7, i);
+			rc = iolat_pressure_read("/psi", &some, &full);
+			snprintf(fn, sizeof(fn), "%d.%d", i % 7, i);
+			bad += rc || some != strtod(text, NULL) || full != strtod(fn, NULL);
+		}
+		for (i = 0; i < (int)(sizeof(odd) / sizeof(*odd)); i++) {
+			put("/psi/io.pressure", "some avg10=%s avg60=0.10\nfull avg10=1.00\n", odd[i]);
+			rc = iolat_pressure_read("/psi", &some, &full);
+			bad += rc || sscanf(odd[i], "%lf", &full) != 1 || some != full;
+		}
+		check(!bad, "io.pressure: avg10 read as strtod() reads it: %d of %d values differ",
+		      bad, 10100 + i);
+	}
 	put("/psi/io.pressure", "garbage\n");
 	check(iolat_pressure_read("/psi", &some, &full) < 0, "io.pressure: no avg10: none");
 	check(iolat_pressure_read("/", &some, &full) < 0 &&
