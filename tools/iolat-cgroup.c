@@ -906,7 +906,7 @@ bool iolat_iostat_set_has(const struct iolat_iostat_set *s, bool root)
 void iolat_iostat_set_get(const struct iolat_iostat_set *s, __u64 id, const __u32 *devs,
 			  size_t ndev, struct iolat_iostat *out)
 {
-	size_t lo = 0, hi = s->n, k;
+	size_t lo = 0, hi = s->n;
 
 	while (lo < hi) {	/* the first record of @id */
 		size_t mid = (lo + hi) / 2;
@@ -916,7 +916,53 @@ void iolat_iostat_set_get(const struct iolat_iostat_set *s, __u64 id, const __u3
 		else
 			hi = mid;
 	}
-	for (; lo < s->n && s->v[lo].cgroup_id == id; lo++) {
+	if (lo < s->n && s->v[lo].cgroup_id == id)
+		iolat_iostat_set_get_at(s, lo, devs, ndev, out);
+}
+
+void iolat_iostat_set_index(const struct iolat_iostat_set *s,
+			    const struct iolat_cgroups *cgs, __u32 *at)
+{
+	size_t r = 0, b = 0, lo, hi, step, mid;
+	__u64 id;
+
+	memset(at, 0, cgs->n * sizeof(*at));
+	while (r < s->n && b < cgs->nlive) {
+		id = s->v[r].cgroup_id;
+		/*
+		 * The first of the tree's ids from @b on that is not below
+		 * @id: a few cgroups of many have records, so steps that
+		 * double, then a bisection of the last.
+		 */
+		for (lo = hi = b, step = 1; hi < cgs->nlive && cgs->v[cgs->by_id[hi]].id < id;
+		     step *= 2) {
+			lo = hi + 1;
+			hi += step;
+		}
+		if (hi > cgs->nlive)
+			hi = cgs->nlive;
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (cgs->v[cgs->by_id[mid]].id < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		b = lo;
+		if (b < cgs->nlive && cgs->v[cgs->by_id[b]].id == id)
+			at[cgs->by_id[b++]] = r + 1;
+		while (r < s->n && s->v[r].cgroup_id == id)
+			r++;
+	}
+}
+
+void iolat_iostat_set_get_at(const struct iolat_iostat_set *s, size_t at, const __u32 *devs,
+			     size_t ndev, struct iolat_iostat *out)
+{
+	__u64 id = s->v[at].cgroup_id;
+	size_t lo, k;
+
+	for (lo = at; lo < s->n && s->v[lo].cgroup_id == id; lo++) {
 		const struct iolat_iostat_rec *r = &s->v[lo];
 		struct iolat_iostat *io;
 

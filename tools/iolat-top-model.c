@@ -321,12 +321,18 @@ static bool wants_debug(struct top_model *m, const struct iolat_cgroup *c,
 /*
  * A cgroup's io.stat counts its descendants' IO too (the root's excepted:
  * it shows the whole disk), so a subtree whose top did none is skipped.
+ * A cgroup skipped leaves its rows as they were made: no IO, io.stat
+ * read (the rows are made afresh each refresh, and only this sets their
+ * io, io_err and io_file).  With a walk and no debug keys wanted, so is
+ * a cgroup the walk has no record of (no IO on any device), found by
+ * one pass over the records and the tree's ids: of 10,000 cgroups, the
+ * thousand that did IO cost something.
  */
 int top_model_add_io(struct top_model *m)
 {
 	const struct iolat_cgroups *cgs = m->cgs;
 	struct iolat_iostat io[TOP_MAX_DEVS];
-	__u32 devs[TOP_MAX_DEVS];
+	__u32 devs[TOP_MAX_DEVS], *at = NULL;
 	size_t i, ndev = 0, k;
 	bool *quiet;
 
@@ -338,22 +344,43 @@ int top_model_add_io(struct top_model *m)
 	}
 	if (!ndev)
 		return 0;
-	quiet = calloc(cgs->n ?: 1, sizeof(*quiet));
-	if (!quiet)
-		return -ENOMEM;
+	if (cgs->n > m->io_cap) {
+		free(m->io_quiet);
+		free(m->io_at);
+		m->io_quiet = malloc(cgs->n * sizeof(*m->io_quiet));
+		m->io_at = malloc(cgs->n * sizeof(*m->io_at));
+		m->io_cap = m->io_quiet && m->io_at ? cgs->n : 0;
+		if (!m->io_cap)
+			return -ENOMEM;
+	}
+	quiet = m->io_quiet;	/* each set before its children read it */
+	if (m->iostat && !m->iostat_debug && iolat_iostat_set_has(m->iostat, false)) {
+		at = m->io_at;
+		iolat_iostat_set_index(m->iostat, cgs, at);
+	}
 	for (i = 0; i < cgs->n; i++) {	/* parents before children */
 		const struct iolat_cgroup *c = &cgs->v[i];
 		bool any = false, ok = true, file = false;
 
-		memset(io, 0, ndev * sizeof(*io));
+		if (at && c->parent >= 0 && !at[i]) {
+			quiet[i] = !c->gone;	/* no record in the walk: no IO */
+			continue;
+		}
+		quiet[i] = false;
 		if (c->gone)
 			continue;	/* removed since the walk */
-		if (c->parent > 0 && quiet[c->parent])
-			;	/* nothing below a quiet cgroup either */
-		else if (c->parent < 0 && !row_find_any(m, c->id, devs, ndev))
-			;	/* the root: only for a row of its own */
-		else if (m->iostat && iolat_iostat_set_has(m->iostat, c->parent < 0)) {
-			iolat_iostat_set_get(m->iostat, c->id, devs, ndev, io);
+		if (c->parent > 0 && quiet[c->parent]) {
+			quiet[i] = true;	/* nothing below a quiet cgroup either */
+			continue;
+		}
+		if (c->parent < 0 && !row_find_any(m, c->id, devs, ndev))
+			continue;	/* the root: only for a row of its own */
+		memset(io, 0, ndev * sizeof(*io));
+		if (m->iostat && iolat_iostat_set_has(m->iostat, c->parent < 0)) {
+			if (!at)
+				iolat_iostat_set_get(m->iostat, c->id, devs, ndev, io);
+			else if (at[i])
+				iolat_iostat_set_get_at(m->iostat, at[i] - 1, devs, ndev, io);
 			if (m->iostat_debug && wants_debug(m, c, devs, ndev, io))
 				file = read_iostat_debug(c->path, devs, ndev, io);
 		} else {
@@ -369,7 +396,7 @@ int top_model_add_io(struct top_model *m)
 				row_find(m, devs[k], c->id);
 			if (!r) {
 				if (io[k].has_io)
-					goto nomem;
+					return -ENOMEM;
 				continue;
 			}
 			r->io = io[k];
@@ -379,11 +406,7 @@ int top_model_add_io(struct top_model *m)
 		/* An unread io.stat says nothing of the children: read them. */
 		quiet[i] = c->parent >= 0 && ok && !any;
 	}
-	free(quiet);
 	return 0;
-nomem:
-	free(quiet);
-	return -ENOMEM;
 }
 
 void top_model_add_iostat_debug(struct top_model *m, size_t n)
@@ -866,6 +889,8 @@ bool top_window_idle(const struct top_row *r, __u64 now_ns)
 void top_model_free(struct top_model *m)
 {
 	iolat_psi_free(&m->psi);
+	free(m->io_quiet);
+	free(m->io_at);
 	free(m->order);
 	free(m->spare);
 	free(m->prev_slots);

@@ -146,6 +146,10 @@ struct top_model {
 	bool iostat_debug;
 	/* io.pressure files kept open for the rows shown. */
 	struct iolat_psi_files psi;
+	/* top_model_add_io()'s, per cgroup, kept: quiet subtrees, records. */
+	bool *io_quiet;
+	__u32 *io_at;
+	size_t io_cap;
 };
 
 /*

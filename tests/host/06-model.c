@@ -3047,6 +3047,18 @@ static void test_refresh_calls(void)
 	printf("     a refresh of %zu rows (1,000 cgroups with targets, IO in 100; %zu in "
 	       "the fake tree), 100 shown: %lu calls with the files, %lu with the walk\n",
 	       fx.m.n, fx.cgs.n, files, walk[2]);
+	/* Each row's counters its record's, found among the 1,000 cgroups. */
+	for (i = 0, nrec = 0; i < fx.m.n; i++) {
+		const struct top_row *r = &fx.m.v[i];
+		unsigned long k = 0;
+
+		if (sscanf(r->path, "/sc/g%lu", &k) != 1)
+			continue;	/* /sc */
+		nrec += k % 10 ? r->io.has_io || r->io.rbytes : !r->io.has_io ||
+			r->io.rbytes != 4096 * k || r->io.ios != k;
+	}
+	check(!nrec, "calls: with the walk, the 100 busy cgroups' rows have their records' "
+	      "counters, the others none: %zu rows wrong", nrec);
 	check(fx.m.n == N + 1 && files >= 3 * N && walk[2] == 100 && walk[1] == 100,
 	      "calls: a refresh with the walk makes one call a row shown (%lu), none per "
 	      "cgroup; with the files %lu", walk[2], files);
