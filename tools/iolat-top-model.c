@@ -21,12 +21,33 @@ static size_t key_slot(__u32 dev, __u64 cgid, size_t nslots)
 	return iolat_hash_slot(cgid ^ ((__u64)dev << 40) ^ dev, nslots);
 }
 
+/*
+ * The table's slots hold its generation (the high 32 bits) and a row's
+ * index + 1: a slot of an older generation is empty, so the table is
+ * emptied by a new generation, not by zeroing it (256 KiB at 10,000
+ * rows, which each refresh did two or three times).
+ */
+static bool slot_used(const struct top_model *m, size_t i)
+{
+	return m->slots[i] >> 32 == m->slots_gen;
+}
+
+static size_t slot_row(const struct top_model *m, size_t i)
+{
+	return (__u32)m->slots[i] - 1;
+}
+
+static void slot_set(struct top_model *m, size_t i, size_t row)
+{
+	m->slots[i] = (__u64)m->slots_gen << 32 | (row + 1);
+}
+
 static size_t slot_of(const struct top_model *m, __u32 dev, __u64 cgid)
 {
 	size_t i = key_slot(dev, cgid, m->nslots);
 
-	while (m->slots[i]) {
-		const struct top_row *r = &m->v[m->slots[i] - 1];
+	while (slot_used(m, i)) {
+		const struct top_row *r = &m->v[slot_row(m, i)];
 
 		if (r->dev == dev && r->cgid == cgid)
 			break;
@@ -35,18 +56,14 @@ static size_t slot_of(const struct top_model *m, __u32 dev, __u64 cgid)
 	return i;
 }
 
-/*
- * The row of (@dev, @cgid), by the table: with 10,000 cgroups, a search
- * through the rows for each of them took a second of CPU an interval.
- */
-static struct top_row *row_find(struct top_model *m, __u32 dev, __u64 cgid)
+/* Every slot empty: a new generation (0 never is one: calloc()'s). */
+static void slots_clear(struct top_model *m)
 {
-	size_t i;
-
-	if (!m->nslots)
-		return NULL;
-	i = slot_of(m, dev, cgid);
-	return m->slots[i] ? &m->v[m->slots[i] - 1] : NULL;
+	if (!++m->slots_gen) {
+		memset(m->slots, 0, m->nslots * sizeof(*m->slots));
+		m->slots_gen = 1;
+	}
+	m->slots_stale = false;
 }
 
 /* The table again, after the rows moved (sorted). */
@@ -54,18 +71,33 @@ static void slots_rebuild(struct top_model *m)
 {
 	size_t i;
 
-	if (!m->nslots)
-		return;
-	memset(m->slots, 0, m->nslots * sizeof(*m->slots));
+	slots_clear(m);
 	for (i = 0; i < m->n; i++)
-		m->slots[slot_of(m, m->v[i].dev, m->v[i].cgid)] = i + 1;
+		slot_set(m, slot_of(m, m->v[i].dev, m->v[i].cgid), i);
+}
+
+/*
+ * The row of (@dev, @cgid), by the table: with 10,000 cgroups, a search
+ * through the rows for each of them took a second of CPU an interval.
+ * A sort leaves the table stale, made again here if it is ever asked.
+ */
+static struct top_row *row_find(struct top_model *m, __u32 dev, __u64 cgid)
+{
+	size_t i;
+
+	if (!m->nslots)
+		return NULL;
+	if (m->slots_stale)
+		slots_rebuild(m);
+	i = slot_of(m, dev, cgid);
+	return slot_used(m, i) ? &m->v[slot_row(m, i)] : NULL;
 }
 
 /* Room for one more row in the table: grown (and filled again) at half full. */
 static int slots_grow(struct top_model *m)
 {
-	size_t n = m->nslots ? m->nslots : 256, i;
-	size_t *v;
+	size_t n = m->nslots ? m->nslots : 256;
+	__u64 *v;
 
 	if ((m->n + 1) * 2 <= m->nslots)
 		return 0;
@@ -77,18 +109,24 @@ static int slots_grow(struct top_model *m)
 	free(m->slots);
 	m->slots = v;
 	m->nslots = n;
-	for (i = 0; i < m->n; i++)
-		m->slots[slot_of(m, m->v[i].dev, m->v[i].cgid)] = i + 1;
+	slots_rebuild(m);
 	return 0;
 }
 
+/* The row of (@dev, @cgid), made (zero, unknowns unknown) if there is none. */
 static struct top_row *row_get(struct top_model *m, __u32 dev, __u64 cgid,
 			       const char *path)
 {
-	struct top_row *r = row_find(m, dev, cgid);
+	struct top_row *r;
+	size_t i;
 
-	if (r)
-		return r;
+	if (slots_grow(m))
+		return NULL;
+	if (m->slots_stale)
+		slots_rebuild(m);
+	i = slot_of(m, dev, cgid);
+	if (slot_used(m, i))
+		return &m->v[slot_row(m, i)];
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 64;
 		struct top_row *v = realloc(m->v, cap * sizeof(*v));
@@ -98,16 +136,15 @@ static struct top_row *row_get(struct top_model *m, __u32 dev, __u64 cgid,
 		m->v = v;
 		m->cap = cap;
 	}
-	if (slots_grow(m))
-		return NULL;
-	memset(&m->v[m->n], 0, sizeof(m->v[0]));
-	m->v[m->n].dev = dev;
-	m->v[m->n].cgid = cgid;
-	m->v[m->n].path = path;
-	m->v[m->n].g.depth = IOLAT_DEPTH_MAX;
-	m->v[m->n].psi_some = m->v[m->n].psi_full = NAN;
-	m->slots[slot_of(m, dev, cgid)] = m->n + 1;
-	return &m->v[m->n++];
+	r = &m->v[m->n];
+	memset(r, 0, sizeof(*r));
+	r->dev = dev;
+	r->cgid = cgid;
+	r->path = path;
+	r->g.depth = IOLAT_DEPTH_MAX;
+	r->psi_some = r->psi_full = NAN;
+	slot_set(m, i, m->n++);
+	return r;
 }
 
 /* Is there a row for cgroup @cgid on any of @devs? */
@@ -135,7 +172,7 @@ void top_model_begin(struct top_model *m, const struct iolat_cgroups *cgs)
 	m->cgs = cgs;
 	iolat_psi_tick(&m->psi);	/* the last refresh's rows' files stay open */
 	if (m->slots)
-		memset(m->slots, 0, m->nslots * sizeof(*m->slots));
+		slots_clear(m);
 }
 
 int top_model_add_targets(struct top_model *m, const struct iolat_targets *t)
@@ -539,11 +576,12 @@ static int cmp_path(const char *a, const char *b)
 
 /*
  * Sort the rows by @cmp: their addresses sorted, then each row moved
- * once, into the spare array, which becomes the rows.  A row is over
- * 600 bytes, and qsort() moved each about log2(n) times.  Without the
- * memory for that, qsort() on the rows themselves.  Only the @k first
- * in order, the others after them in none (@k 0: all in order): a
- * report of -r rows needs no more, and a selection is O(n).
+ * once.  A row is over 600 bytes, and qsort() moved each about log2(n)
+ * times.  Without the memory for that, qsort() on the rows themselves.
+ * Only the @k first in order, the others after them in none (@k 0: all
+ * in order): a report of -r rows needs no more, and a selection is
+ * O(n); then only the @k first move, and the rows where they go (a copy
+ * of every row was 6 MB a refresh at 10,000).
  */
 static int (*rows_cmp)(const void *, const void *);
 
@@ -598,6 +636,35 @@ static void select_first(struct top_row **p, size_t n, size_t k)
 	}
 }
 
+/*
+ * The @k first rows, in order in m->order[], to the front: copied into
+ * the spare, in order; the rows in front that are not among them, into
+ * the places the @k first leave behind them; the copies to the front.
+ * m->front marks which of the places in front hold one of the @k.
+ */
+static void rows_to_front(struct top_model *m, size_t k)
+{
+	size_t i, t, h = 0;
+
+	for (t = 0; t < k; t++) {
+		size_t at = m->order[t] - m->v;
+
+		m->spare[t] = *m->order[t];
+		if (at < k)
+			m->front[at] = true;
+	}
+	for (i = 0; i < k; i++) {
+		if (m->front[i]) {
+			m->front[i] = false;
+			continue;
+		}
+		while ((size_t)(m->order[h] - m->v) < k)
+			h++;	/* the next place behind that one of the k left */
+		*m->order[h++] = m->v[i];
+	}
+	memcpy(m->v, m->spare, k * sizeof(*m->v));
+}
+
 static void rows_sort_first(struct top_model *m, int (*cmp)(const void *, const void *),
 			    size_t k)
 {
@@ -606,11 +673,16 @@ static void rows_sort_first(struct top_model *m, int (*cmp)(const void *, const 
 
 	if (m->n > m->order_cap) {
 		struct top_row **o = realloc(m->order, m->cap * sizeof(*o));
+		bool *front = realloc(m->front, m->cap * sizeof(*front));
 
-		if (o) {
+		if (o)
 			m->order = o;
-			m->order_cap = m->cap;
+		if (front) {
+			memset(front, 0, m->cap * sizeof(*front));
+			m->front = front;
 		}
+		if (o && front)
+			m->order_cap = m->cap;
 	}
 	if (m->n > m->spare_cap) {
 		free(m->spare);
@@ -624,11 +696,13 @@ static void rows_sort_first(struct top_model *m, int (*cmp)(const void *, const 
 	for (i = 0; i < m->n; i++)
 		m->order[i] = &m->v[i];
 	rows_cmp = cmp;
-	if (!k || k >= m->n)
-		k = m->n;
-	else
+	if (k && k < m->n) {
 		select_first(m->order, m->n, k);
-	qsort(m->order, k, sizeof(*m->order), cmp_row_ptr);
+		qsort(m->order, k, sizeof(*m->order), cmp_row_ptr);
+		rows_to_front(m, k);
+		return;
+	}
+	qsort(m->order, m->n, sizeof(*m->order), cmp_row_ptr);
 	for (i = 0; i < m->n; i++)
 		m->spare[i] = *m->order[i];
 	/* The rows' array and the spare trade places (and capacities). */
@@ -690,7 +764,7 @@ void top_model_sort_first(struct top_model *m, enum top_sort key, size_t k)
 {
 	sorting = key;
 	rows_sort_first(m, cmp_row_view, k);
-	slots_rebuild(m);
+	m->slots_stale = true;	/* the rows moved */
 }
 
 /* (@now - @before) / @div, or NAN when the counter went backwards. */
@@ -892,6 +966,7 @@ void top_model_free(struct top_model *m)
 	free(m->io_quiet);
 	free(m->io_at);
 	free(m->order);
+	free(m->front);
 	free(m->spare);
 	free(m->prev_slots);
 	free(m->v);

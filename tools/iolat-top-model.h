@@ -101,12 +101,20 @@ struct top_model {
 	size_t n, cap;
 	/*
 	 * The rows by (device, cgroup) while they are added: an open
-	 * addressing table of index + 1 (0: empty), @nslots a power of two
-	 * at least twice n.  top_model_sort() rebuilds it.
+	 * addressing table of index + 1 tagged with @slots_gen (another
+	 * generation's slot is empty), @nslots a power of two at least
+	 * twice n.  After top_model_sort() it is stale, made again if used.
 	 */
-	size_t *slots, nslots;
-	/* Sorting's: the rows' order, and where they are moved to. */
+	__u64 *slots;
+	size_t nslots;
+	__u32 slots_gen;
+	bool slots_stale;
+	/*
+	 * Sorting's: the rows' order, where they are moved to, and which
+	 * places in front the first rows are in (all false between sorts).
+	 */
 	struct top_row **order, *spare;
+	bool *front;
 	size_t order_cap, spare_cap;
 	struct top_prev *prev;
 	size_t nprev;
