@@ -522,6 +522,27 @@ static int prev_index(struct top_model *m)
 	return 0;
 }
 
+/*
+ * The previous interval's entry of row @i: at @i itself when the rows
+ * came in the same order as then, as they do while the tree, the
+ * targets and the maps' entries stay (rows are added in their order);
+ * else by the table, made the first time one is not (*@err: -ENOMEM
+ * when it cannot be; then none).
+ */
+static struct top_prev *prev_of(struct top_model *m, size_t i, int *err)
+{
+	const struct top_row *r = &m->v[i];
+
+	if (i < m->nprev && m->prev[i].dev == r->dev && m->prev[i].cgid == r->cgid)
+		return &m->prev[i];
+	if (!m->prev_indexed) {
+		m->prev_indexed = true;
+		if (prev_index(m))
+			*err = -ENOMEM;
+	}
+	return *err ? NULL : prev_find(m, r->dev, r->cgid);
+}
+
 /* A window statistic: % of bios missed (non-rotational) or mean in us. */
 static double window_lat(const struct top_row *r, __u64 samples, __u64 missed,
 			 __u64 mean_ns)
@@ -861,14 +882,21 @@ int top_model_compute(struct top_model *m, double secs)
 {
 	struct top_prev *np;
 	size_t i;
+	int err = 0;
 
-	np = calloc(m->n ?: 1, sizeof(*np));
-	if (!np)
-		return -ENOMEM;
+	/* This interval's baseline, in the buffer of the one before last. */
+	if (m->n > m->next_cap) {
+		free(m->next);
+		m->next = malloc(m->n * sizeof(*m->next));
+		m->next_cap = m->next ? m->n : 0;
+		if (!m->next)
+			return -ENOMEM;
+	}
+	np = m->next;
 	/* The rows stay where they were added: the slots hold. */
 	for (i = 0; i < m->n; i++) {
 		struct top_row *r = &m->v[i];
-		struct top_prev *p = prev_find(m, r->dev, r->cgid);
+		struct top_prev *p = prev_of(m, i, &err);
 
 		limited_of(m, r);
 		np[i] = (struct top_prev){ r->dev, r->cgid, r->io.rbytes, r->io.wbytes,
@@ -946,11 +974,16 @@ int top_model_compute(struct top_model *m, double secs)
 		else
 			r->state = "ok";
 	}
-	free(m->prev);
+	/* The baseline's buffer and the last one's trade places. */
+	m->next = m->prev;
+	i = m->next_cap;
+	m->next_cap = m->prev_cap;
+	m->prev_cap = i;
 	m->prev = np;
 	m->nprev = m->n;
+	m->prev_indexed = false;	/* made when a row is not in its place */
 	m->prev_now_ns = m->now_ns;
-	return prev_index(m);
+	return err;
 }
 
 bool top_window_idle(const struct top_row *r, __u64 now_ns)
@@ -969,6 +1002,7 @@ void top_model_free(struct top_model *m)
 	free(m->front);
 	free(m->spare);
 	free(m->prev_slots);
+	free(m->next);
 	free(m->v);
 	free(m->slots);
 	free(m->prev);

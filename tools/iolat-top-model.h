@@ -116,9 +116,15 @@ struct top_model {
 	struct top_row **order, *spare;
 	bool *front;
 	size_t order_cap, spare_cap;
-	struct top_prev *prev;
-	size_t nprev;
+	/*
+	 * The previous interval's baseline, a row's where the row was then,
+	 * and a table of it by key, made when a row is not in that place;
+	 * the buffer the next baseline goes to (the one before last's).
+	 */
+	struct top_prev *prev, *next;
+	size_t nprev, prev_cap, next_cap;
 	size_t *prev_slots, nprev_slots;	/* prev by key, as slots */
+	bool prev_indexed;
 	const struct iolat_cgroups *cgs;	/* the tree the rows' paths are in */
 	/*
 	 * Set by the caller before top_model_compute(): when the maps were

@@ -362,6 +362,64 @@ static void test_rates(void)
 }
 
 /*
+ * A row's rates against its own baseline when the rows come in another
+ * order than in the interval before (a target gone, a row added before
+ * the others): the baseline is found where the row was then (the rows
+ * in the same places: a row's own place), else by its key.
+ */
+static void test_rates_rows_moved(void)
+{
+	static const char *const paths[] = { "/mv/a", "/mv/b", "/mv/c" };
+	struct fixture fx = {};
+	struct iolat_targets all, but_a;	/* but the first */
+	struct top_row *r;
+	char fn[64];
+	size_t t;
+	int i, pass, good = 0;
+
+	mkcg("/mv");
+	put("/mv/io.stat", "%s", iostat_line(DEV1, 4096, 3000, NULL));
+	for (i = 0; i < 3; i++) {
+		mkcg(paths[i]);
+		put_target(paths[i], DEV1, 1000 + i);
+		snprintf(fn, sizeof(fn), "%s/io.stat", paths[i]);
+		put(fn, "%s", iostat_line(DEV1, 4096, 1000, NULL));
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/mv/");
+	all = fx.targets;
+	/* Without the first of the three's targets (the walk's order). */
+	but_a = (struct iolat_targets){ .v = malloc(all.n * sizeof(*all.v)) };
+	for (t = 0, i = 0; t < all.n; t++) {
+		if (!i && !strncmp(fx.cgs.v[all.v[t].cgroup].path, "/mv/", 4)) {
+			i = 1;
+			continue;
+		}
+		but_a.v[but_a.n++] = all.v[t];
+	}
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	for (pass = 1; pass <= 2; pass++) {
+		/* Pass 1: a target gone, its row last; pass 2: back first. */
+		fx.targets = pass == 1 ? but_a : all;
+		put("/mv/io.stat", "%s", iostat_line(DEV1, 4096, 3000 + pass * 600, NULL));
+		for (i = 0; i < 3; i++) {
+			snprintf(fn, sizeof(fn), "%s/io.stat", paths[i]);
+			put(fn, "%s", iostat_line(DEV1, 4096, 1000 + pass * 100 * (i + 1), NULL));
+		}
+		interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+		for (i = 0; i < 3; i++) {
+			r = row(&fx.m, DEV1, paths[i]);
+			good += r && r->iops == 100 * (i + 1);
+		}
+	}
+	fx.targets = all;
+	free(but_a.v);
+	check(good == 6 && but_a.n == all.n - 1, "rates: rows in other places than the interval before: each against "
+	      "its own baseline (%d of 6 rates right)", good);
+	fixture_free(&fx);
+}
+
+/*
  * A counter that went backwards, or an io.stat that could not be read,
  * gives an unknown rate for the interval (JSON null), never a wrapped one.
  */
@@ -3298,6 +3356,7 @@ int main(int argc, char **argv)
 	test_reader();
 	test_rates();
 	test_unknown_rates();
+	test_rates_rows_moved();
 	test_window_idle();
 	test_state_unknown();
 	test_text_escape();
