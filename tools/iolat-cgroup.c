@@ -214,6 +214,9 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The paths' generations, of every tree: none is ever given twice. */
+static unsigned long paths_gen;
+
 /* The tree only: the pending and unknown ids outlive a walk. */
 static void tree_free(struct iolat_cgroups *cgs)
 {
@@ -226,6 +229,7 @@ static void tree_free(struct iolat_cgroups *cgs)
 	cgs->v = NULL;
 	cgs->by_id = NULL;
 	cgs->n = cgs->cap = cgs->nlive = 0;
+	cgs->paths_gen = ++paths_gen;
 }
 
 void iolat_cgroups_free(struct iolat_cgroups *cgs)
@@ -239,6 +243,7 @@ void iolat_cgroups_free(struct iolat_cgroups *cgs)
 	free(cgs->removed);
 	free(cgs->unknown);
 	memset(cgs, 0, sizeof(*cgs));
+	cgs->paths_gen = ++paths_gen;
 }
 
 int iolat_cgroups_scan(struct iolat_cgroups *cgs)

@@ -71,6 +71,12 @@ struct iolat_cgroups {
 	size_t nremoved, capremoved, nunknown, capunknown;
 	/* A pending cgroup never showed up: walk the tree again. */
 	bool stale;
+	/*
+	 * The paths' generation, changed whenever they are freed (a walk,
+	 * iolat_cgroups_free()), never the same twice: a path's pointer
+	 * kept with it is the same path while it is the same.
+	 */
+	unsigned long paths_gen;
 };
 
 const char *iolat_cgroup_root(void);

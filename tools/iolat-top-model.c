@@ -686,8 +686,99 @@ static void rows_to_front(struct top_model *m, size_t k)
 	memcpy(m->v, m->spare, k * sizeof(*m->v));
 }
 
+/*
+ * The last sort by path, kept for the next: the rows' keys in their
+ * places before it, the places of its k first in their order, the
+ * tree's paths' generation and, with rows on more than one device, the
+ * devices' names.  An order by path rests on nothing else, so when the
+ * same rows come in the same places (the tree, the targets and the
+ * maps' entries as they were: every refresh of a quiet system) the same
+ * k come first in the same order, and no row is compared.
+ */
+struct top_sort_memo {
+	/* v[i]: the key of the row in place i, and the place of the i-th first. */
+	struct top_memo_row {
+		const char *path;
+		__u64 cgid;
+		__u32 dev;
+		size_t first;
+	} *v;
+	size_t n, k, cap, ndevs;
+	const struct iolat_cgroups *cgs;
+	unsigned long paths_gen;
+	__u32 devs[TOP_MAX_DEVS];
+	char names[TOP_MAX_DEVS][32];
+	bool valid;
+};
+
+/* Are the rows, and the k asked for, those of the last sort by path? */
+static bool memo_holds(const struct top_model *m, size_t k)
+{
+	const struct top_sort_memo *o = m->memo;
+	size_t i;
+
+	if (!o || !o->valid || o->n != m->n || o->k != k || o->cgs != m->cgs ||
+	    o->paths_gen != m->cgs->paths_gen)
+		return false;
+	for (i = 0; i < m->n; i++)
+		if (o->v[i].dev != m->v[i].dev || o->v[i].cgid != m->v[i].cgid ||
+		    o->v[i].path != m->v[i].path)
+			return false;
+	for (i = 0; i < o->ndevs; i++)
+		if (strcmp(o->names[i], iolat_dev_name(o->devs[i])))
+			return false;
+	return true;
+}
+
+/* Keep this sort by path: the rows in their places, the k first in m->order. */
+static void memo_save(struct top_model *m, size_t k)
+{
+	struct top_sort_memo *o = m->memo;
+	size_t i, d;
+
+	if (!o)
+		o = m->memo = calloc(1, sizeof(*o));
+	if (!o)
+		return;
+	o->valid = false;
+	if (m->n > o->cap) {
+		free(o->v);
+		o->v = malloc(m->n * sizeof(*o->v));
+		o->cap = o->v ? m->n : 0;
+		if (!o->v)
+			return;
+	}
+	o->ndevs = 0;
+	for (i = 0; i < m->n; i++) {
+		o->v[i].path = m->v[i].path;
+		o->v[i].cgid = m->v[i].cgid;
+		o->v[i].dev = m->v[i].dev;
+		if (m->v[i].dev == m->v[0].dev)
+			continue;
+		/* Another device: every device's name matters. */
+		for (d = 0; d < o->ndevs && o->devs[d] != m->v[i].dev; d++)
+			;
+		if (d < o->ndevs)
+			continue;
+		if (o->ndevs + 2 > TOP_MAX_DEVS)
+			return;
+		if (!o->ndevs)
+			o->devs[o->ndevs++] = m->v[0].dev;
+		o->devs[o->ndevs++] = m->v[i].dev;
+	}
+	for (d = 0; d < o->ndevs; d++)
+		snprintf(o->names[d], sizeof(o->names[d]), "%s", iolat_dev_name(o->devs[d]));
+	for (i = 0; i < k; i++)
+		o->v[i].first = m->order[i] - m->v;
+	o->n = m->n;
+	o->k = k;
+	o->cgs = m->cgs;
+	o->paths_gen = m->cgs ? m->cgs->paths_gen : 0;
+	o->valid = m->cgs != NULL;
+}
+
 static void rows_sort_first(struct top_model *m, int (*cmp)(const void *, const void *),
-			    size_t k)
+			    size_t k, bool by_path)
 {
 	struct top_row *v;
 	size_t i;
@@ -712,18 +803,29 @@ static void rows_sort_first(struct top_model *m, int (*cmp)(const void *, const 
 	}
 	if (m->n > m->order_cap || m->n > m->spare_cap) {
 		qsort(m->v, m->n, sizeof(*m->v), cmp);
+		if (m->memo)
+			m->memo->valid = false;
 		return;
 	}
-	for (i = 0; i < m->n; i++)
-		m->order[i] = &m->v[i];
-	rows_cmp = cmp;
-	if (k && k < m->n) {
-		select_first(m->order, m->n, k);
+	if (!k || k > m->n)
+		k = m->n;
+	if (by_path && memo_holds(m, k)) {
+		for (i = 0; i < k; i++)
+			m->order[i] = &m->v[m->memo->v[i].first];
+	} else {
+		for (i = 0; i < m->n; i++)
+			m->order[i] = &m->v[i];
+		rows_cmp = cmp;
+		if (k < m->n)
+			select_first(m->order, m->n, k);
 		qsort(m->order, k, sizeof(*m->order), cmp_row_ptr);
+		if (by_path)
+			memo_save(m, k);
+	}
+	if (k < m->n) {
 		rows_to_front(m, k);
 		return;
 	}
-	qsort(m->order, m->n, sizeof(*m->order), cmp_row_ptr);
 	for (i = 0; i < m->n; i++)
 		m->spare[i] = *m->order[i];
 	/* The rows' array and the spare trade places (and capacities). */
@@ -784,7 +886,7 @@ void top_model_sort(struct top_model *m, enum top_sort key)
 void top_model_sort_first(struct top_model *m, enum top_sort key, size_t k)
 {
 	sorting = key;
-	rows_sort_first(m, cmp_row_view, k);
+	rows_sort_first(m, cmp_row_view, k, key == TOP_SORT_PATH);
 	m->slots_stale = true;	/* the rows moved */
 }
 
@@ -998,6 +1100,9 @@ void top_model_free(struct top_model *m)
 	iolat_psi_free(&m->psi);
 	free(m->io_quiet);
 	free(m->io_at);
+	if (m->memo)
+		free(m->memo->v);
+	free(m->memo);
 	free(m->order);
 	free(m->front);
 	free(m->spare);

@@ -116,6 +116,7 @@ struct top_model {
 	struct top_row **order, *spare;
 	bool *front;
 	size_t order_cap, spare_cap;
+	struct top_sort_memo *memo;	/* the last sort by path (the .c's) */
 	/*
 	 * The previous interval's baseline, a row's where the row was then,
 	 * and a table of it by key, made when a row is not in that place;

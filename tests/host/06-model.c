@@ -3286,6 +3286,66 @@ static void test_text_numbers(void)
 	}
 }
 
+/* A refresh of the targets as iolat-top's, its @k first rows by path. */
+static void refresh_sorted(struct fixture *fx, size_t k)
+{
+	top_model_begin(&fx->m, &fx->cgs);
+	top_model_add_targets(&fx->m, &fx->targets);
+	top_model_add_io(&fx->m);
+	top_model_compute(&fx->m, 1);
+	top_model_sort_first(&fx->m, TOP_SORT_PATH, k);
+}
+
+/*
+ * A sort by path keeps its order for the next refresh with the same
+ * rows in the same places (no comparison then): the same order again;
+ * and not when a device's name changed (a disk gone, another at its
+ * number), which the order by path rests on.
+ */
+static void test_sort_memo(void)
+{
+	static const char *const paths[] = { "/sm/a", "/sm/b", "/sm/c", NULL };
+	struct fixture fx = {};
+	char first[512] = "", again[512] = "", fn[8400], sys[8300];
+	size_t i;
+	int k;
+
+	fake_sys_block();
+	mkcg("/sm");
+	for (i = 0; paths[i]; i++) {
+		mkcg(paths[i]);
+		snprintf(fn, sizeof(fn), "%s/io.latency", paths[i]);
+		put(fn, "4000:1 target=1000\n4000:2 target=2000\n");
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/sm/");
+	for (k = 0; k < 2; k++) {
+		refresh_sorted(&fx, 4);
+		for (i = 0; i < fx.m.n; i++)
+			snprintf(k ? again + strlen(again) : first + strlen(first), 64, " %s:%s",
+				 iolat_dev_name(fx.m.v[i].dev), fx.m.v[i].path);
+	}
+	check(fx.m.n == 6 && !strcmp(first, again) && strstr(first, " fake1:/sm/a fake1:/sm/b"),
+	      "sort memo: the same rows, the same order:%s", again);
+	/* 4000:1 is "zfake" now: its rows after fake2's. */
+	snprintf(sys, sizeof(sys), "%s/../sysblk", root);
+	snprintf(fn, sizeof(fn), "%s/zfake", sys);
+	mkdir(fn, 0755);
+	snprintf(fn, sizeof(fn), "%s/4000:1", sys);
+	unlink(fn);
+	symlink("./zfake", fn);
+	iolat_dev_cache_reset();
+	refresh_sorted(&fx, 4);
+	check(fx.m.n == 6 && fx.m.v[0].dev == DEV2 && fx.m.v[3].dev == DEV1,
+	      "sort memo: a device's new name reorders its rows (%s first)",
+	      fx.m.n ? iolat_dev_name(fx.m.v[0].dev) : "none");
+	unlink(fn);
+	symlink("./fake1", fn);
+	iolat_sys_block_set(NULL);
+	iolat_dev_cache_reset();
+	fixture_free(&fx);
+}
+
 /* blk_cgroup's parameter read as on, off, unknown; io.pressure parsed. */
 static void test_debug_param(void)
 {
@@ -3386,5 +3446,6 @@ int main(int argc, char **argv)
 	test_refresh_calls();
 	test_sort_first();
 	test_text_numbers();
+	test_sort_memo();
 	return check_done();
 }
