@@ -118,7 +118,7 @@ static struct top_row *row_get(struct top_model *m, __u32 dev, __u64 cgid,
 			       const char *path)
 {
 	struct top_row *r;
-	size_t i;
+	size_t i, d;
 
 	if (slots_grow(m))
 		return NULL;
@@ -135,6 +135,13 @@ static struct top_row *row_get(struct top_model *m, __u32 dev, __u64 cgid,
 			return NULL;
 		m->v = v;
 		m->cap = cap;
+	}
+	/* Its device among the rows' (most often the last row's). */
+	if (!m->ndevs || m->devs[m->ndevs - 1] != dev) {
+		for (d = 0; d < m->ndevs && m->devs[d] != dev; d++)
+			;
+		if (d == m->ndevs && m->ndevs < TOP_MAX_DEVS)
+			m->devs[m->ndevs++] = dev;
 	}
 	r = &m->v[m->n];
 	memset(r, 0, sizeof(*r));
@@ -169,6 +176,7 @@ static bool wanted(const struct top_model *m, __u32 dev, const char *path)
 void top_model_begin(struct top_model *m, const struct iolat_cgroups *cgs)
 {
 	m->n = 0;
+	m->ndevs = 0;
 	m->cgs = cgs;
 	iolat_psi_tick(&m->psi);	/* the last refresh's rows' files stay open */
 	if (m->slots)
@@ -369,16 +377,11 @@ int top_model_add_io(struct top_model *m)
 {
 	const struct iolat_cgroups *cgs = m->cgs;
 	struct iolat_iostat io[TOP_MAX_DEVS];
-	__u32 devs[TOP_MAX_DEVS], *at = NULL;
-	size_t i, ndev = 0, k;
+	const __u32 *devs = m->devs;	/* its rows make no other */
+	size_t i, ndev = m->ndevs, k;
+	__u32 *at = NULL;
 	bool *quiet;
 
-	for (i = 0; i < m->n; i++) {
-		for (k = 0; k < ndev && devs[k] != m->v[i].dev; k++)
-			;
-		if (k == ndev && ndev < TOP_MAX_DEVS)
-			devs[ndev++] = m->v[i].dev;
-	}
 	if (!ndev)
 		return 0;
 	if (cgs->n > m->io_cap) {
@@ -748,26 +751,19 @@ static void memo_save(struct top_model *m, size_t k)
 		if (!o->v)
 			return;
 	}
-	o->ndevs = 0;
 	for (i = 0; i < m->n; i++) {
 		o->v[i].path = m->v[i].path;
 		o->v[i].cgid = m->v[i].cgid;
 		o->v[i].dev = m->v[i].dev;
-		if (m->v[i].dev == m->v[0].dev)
-			continue;
-		/* Another device: every device's name matters. */
-		for (d = 0; d < o->ndevs && o->devs[d] != m->v[i].dev; d++)
-			;
-		if (d < o->ndevs)
-			continue;
-		if (o->ndevs + 2 > TOP_MAX_DEVS)
-			return;
-		if (!o->ndevs)
-			o->devs[o->ndevs++] = m->v[0].dev;
-		o->devs[o->ndevs++] = m->v[i].dev;
 	}
-	for (d = 0; d < o->ndevs; d++)
+	/* On more than one device, the names matter (all of them listed). */
+	if (m->ndevs == TOP_MAX_DEVS)
+		return;
+	o->ndevs = m->ndevs > 1 ? m->ndevs : 0;
+	for (d = 0; d < o->ndevs; d++) {
+		o->devs[d] = m->devs[d];
 		snprintf(o->names[d], sizeof(o->names[d]), "%s", iolat_dev_name(o->devs[d]));
+	}
 	for (i = 0; i < k; i++)
 		o->v[i].first = m->order[i] - m->v;
 	o->n = m->n;
@@ -893,6 +889,8 @@ void top_model_sort_first(struct top_model *m, enum top_sort key, size_t k)
 /* (@now - @before) / @div, or NAN when the counter went backwards. */
 static double rate(__u64 now, __u64 before, double div)
 {
+	if (now == before)
+		return 0;	/* what the division gives, @div > 0: an idle row's */
 	return now < before ? NAN : (now - before) / div;
 }
 

@@ -109,6 +109,9 @@ struct top_model {
 	size_t nslots;
 	__u32 slots_gen;
 	bool slots_stale;
+	/* The rows' devices, in the order of their first rows (64 at most). */
+	__u32 devs[TOP_MAX_DEVS];
+	size_t ndevs;
 	/*
 	 * Sorting's: the rows' order, where they are moved to, and which
 	 * places in front the first rows are in (all false between sorts).
