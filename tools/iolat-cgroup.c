@@ -214,6 +214,9 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The paths' generations, of every tree: none is ever given twice. */
+static unsigned long paths_gen;
+
 /* The tree only: the pending and unknown ids outlive a walk. */
 static void tree_free(struct iolat_cgroups *cgs)
 {
@@ -226,6 +229,7 @@ static void tree_free(struct iolat_cgroups *cgs)
 	cgs->v = NULL;
 	cgs->by_id = NULL;
 	cgs->n = cgs->cap = cgs->nlive = 0;
+	cgs->paths_gen = ++paths_gen;
 }
 
 void iolat_cgroups_free(struct iolat_cgroups *cgs)
@@ -239,6 +243,7 @@ void iolat_cgroups_free(struct iolat_cgroups *cgs)
 	free(cgs->removed);
 	free(cgs->unknown);
 	memset(cgs, 0, sizeof(*cgs));
+	cgs->paths_gen = ++paths_gen;
 }
 
 int iolat_cgroups_scan(struct iolat_cgroups *cgs)
@@ -908,7 +913,7 @@ bool iolat_iostat_set_has(const struct iolat_iostat_set *s, bool root)
 void iolat_iostat_set_get(const struct iolat_iostat_set *s, __u64 id, const __u32 *devs,
 			  size_t ndev, struct iolat_iostat *out)
 {
-	size_t lo = 0, hi = s->n, k;
+	size_t lo = 0, hi = s->n;
 
 	while (lo < hi) {	/* the first record of @id */
 		size_t mid = (lo + hi) / 2;
@@ -918,7 +923,53 @@ void iolat_iostat_set_get(const struct iolat_iostat_set *s, __u64 id, const __u3
 		else
 			hi = mid;
 	}
-	for (; lo < s->n && s->v[lo].cgroup_id == id; lo++) {
+	if (lo < s->n && s->v[lo].cgroup_id == id)
+		iolat_iostat_set_get_at(s, lo, devs, ndev, out);
+}
+
+void iolat_iostat_set_index(const struct iolat_iostat_set *s,
+			    const struct iolat_cgroups *cgs, __u32 *at)
+{
+	size_t r = 0, b = 0, lo, hi, step, mid;
+	__u64 id;
+
+	memset(at, 0, cgs->n * sizeof(*at));
+	while (r < s->n && b < cgs->nlive) {
+		id = s->v[r].cgroup_id;
+		/*
+		 * The first of the tree's ids from @b on that is not below
+		 * @id: a few cgroups of many have records, so steps that
+		 * double, then a bisection of the last.
+		 */
+		for (lo = hi = b, step = 1; hi < cgs->nlive && cgs->v[cgs->by_id[hi]].id < id;
+		     step *= 2) {
+			lo = hi + 1;
+			hi += step;
+		}
+		if (hi > cgs->nlive)
+			hi = cgs->nlive;
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (cgs->v[cgs->by_id[mid]].id < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		b = lo;
+		if (b < cgs->nlive && cgs->v[cgs->by_id[b]].id == id)
+			at[cgs->by_id[b++]] = r + 1;
+		while (r < s->n && s->v[r].cgroup_id == id)
+			r++;
+	}
+}
+
+void iolat_iostat_set_get_at(const struct iolat_iostat_set *s, size_t at, const __u32 *devs,
+			     size_t ndev, struct iolat_iostat *out)
+{
+	__u64 id = s->v[at].cgroup_id;
+	size_t lo, k;
+
+	for (lo = at; lo < s->n && s->v[lo].cgroup_id == id; lo++) {
 		const struct iolat_iostat_rec *r = &s->v[lo];
 		struct iolat_iostat *io;
 
@@ -967,15 +1018,46 @@ int iolat_debug_stats(void)
 }
 
 /* io.pressure's text in @buf (changed): "some avg10=1.23 avg60=... total=N", "full ...". */
+/*
+ * @line's "@prefix V" (@prefix "some avg10="), V into *@v, as
+ * sscanf(@line, @fmt) reads it (@fmt: "@prefix%lf"): true when it did.
+ * What the kernel writes, "%lu.%02lu", without sscanf() and strtod()
+ * (thousands of instructions a row shown): the digits as an integer over
+ * a power of ten, exact, and one division, which rounds as strtod() does
+ * (to the double nearest the decimal); anything else to sscanf().
+ */
+static bool pressure_avg10(const char *line, const char *prefix, size_t len,
+			   const char *fmt, double *v)
+{
+	const char *p = line + len;
+	__u64 n = 0, div = 1;
+	int digits = 0;
+
+	if (!strncmp(line, prefix, len)) {
+		for (; *p >= '0' && *p <= '9' && digits < 15; p++, digits++)
+			n = n * 10 + (*p - '0');
+		if (digits && *p == '.')
+			for (p++; *p >= '0' && *p <= '9' && digits < 15; p++, digits++) {
+				n = n * 10 + (*p - '0');
+				div *= 10;
+			}
+		if (div > 1 && (*p == ' ' || !*p)) {
+			*v = (double)n / div;
+			return true;
+		}
+	}
+	return sscanf(line, fmt, v) == 1;
+}
+
 static int pressure_parse(char *buf, double *some, double *full)
 {
 	char *line, *save;
 	int got = 0;
 
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "some avg10=%lf", some) == 1)
+		if (pressure_avg10(line, "some avg10=", 11, "some avg10=%lf", some))
 			got |= 1;
-		else if (sscanf(line, "full avg10=%lf", full) == 1)
+		else if (pressure_avg10(line, "full avg10=", 11, "full avg10=%lf", full))
 			got |= 2;
 	}
 	return got == 3 ? 0 : -ENODATA;

@@ -71,6 +71,12 @@ struct iolat_cgroups {
 	size_t nremoved, capremoved, nunknown, capunknown;
 	/* A pending cgroup never showed up: walk the tree again. */
 	bool stale;
+	/*
+	 * The paths' generation, changed whenever they are freed (a walk,
+	 * iolat_cgroups_free()), never the same twice: a path's pointer
+	 * kept with it is the same path while it is the same.
+	 */
+	unsigned long paths_gen;
 };
 
 const char *iolat_cgroup_root(void);
@@ -272,6 +278,18 @@ bool iolat_iostat_set_has(const struct iolat_iostat_set *s, bool root);
  */
 void iolat_iostat_set_get(const struct iolat_iostat_set *s, __u64 id, const __u32 *devs,
 			  size_t ndev, struct iolat_iostat *out);
+/*
+ * The same for every cgroup at once: where each cgroup of @cgs has its
+ * first record in @s, plus one, into @at[cgs->n]; 0 for none (no IO on
+ * any device, or gone).  One pass over the records and the tree's ids,
+ * both in the order of ids, where a search per cgroup made log2 of the
+ * records' number steps (records number at most IOLAT_IOSTAT_MAX); then
+ * iolat_iostat_set_get_at() with @at[i] - 1.
+ */
+void iolat_iostat_set_index(const struct iolat_iostat_set *s,
+			    const struct iolat_cgroups *cgs, __u32 *at);
+void iolat_iostat_set_get_at(const struct iolat_iostat_set *s, size_t at, const __u32 *devs,
+			     size_t ndev, struct iolat_iostat *out);
 void iolat_iostat_set_free(struct iolat_iostat_set *s);
 
 /*

@@ -504,6 +504,70 @@ const char *iolat_text_str(char *buf, size_t size, const char *s)
 	return buf;
 }
 
+/* The @len bytes at @s into @buf of @size as snprintf() cuts them; @len. */
+static int fmt_put(char *buf, size_t size, const char *s, int len)
+{
+	size_t n = (size_t)len < size ? (size_t)len : size - 1;
+
+	if (!size)
+		return len;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return len;
+}
+
+int iolat_fmt_u64(char *buf, size_t size, unsigned long long v)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+
+	do {
+		*--p = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	return fmt_put(buf, size, p, tmp + sizeof(tmp) - p);
+}
+
+int iolat_fmt_fixed(char *buf, size_t size, double v, int prec)
+{
+	static const __u64 scale[] = { 1, 10, 100, 1000 };
+	char tmp[32], *p = tmp + sizeof(tmp);
+	__u64 bits, mant, q, rem, half;
+	int exp, shift, i;
+
+	memcpy(&bits, &v, sizeof(bits));
+	exp = (int)(bits >> 52) & 0x7ff;
+	if (bits >> 63 || exp >= 1023 + 52 || prec < 0 || prec > 3)
+		return snprintf(buf, size, "%.*f", prec, v);
+	/* @v is @mant / 2^@shift exactly, @shift >= 1 (below 2^52). */
+	mant = bits & ((1ULL << 52) - 1);
+	if (exp)
+		mant |= 1ULL << 52;
+	else
+		exp = 1;	/* subnormal */
+	shift = 1075 - exp;
+	mant *= scale[prec];	/* below 2^63 */
+	if (shift >= 64) {
+		q = 0;		/* below 2^63 / 2^64: under a half */
+	} else {
+		q = mant >> shift;
+		rem = mant & ((1ULL << shift) - 1);
+		half = 1ULL << (shift - 1);
+		if (rem > half || (rem == half && (q & 1)))
+			q++;
+	}
+	for (i = 0; i < prec; i++) {
+		*--p = '0' + q % 10;
+		q /= 10;
+	}
+	if (prec)
+		*--p = '.';
+	do {
+		*--p = '0' + q % 10;
+		q /= 10;
+	} while (q);
+	return fmt_put(buf, size, p, tmp + sizeof(tmp) - p);
+}
+
 const char *iolat_clock(double t)
 {
 	static char buf[32];

@@ -160,6 +160,23 @@ void iolat_json_str(FILE *f, const char *s);
  */
 #define IOLAT_TEXT_LEN(n) (4 * (n) + 1)
 const char *iolat_text_str(char *buf, size_t size, const char *s);
+/*
+ * Numbers for text reports, without printf (a row of iolat-top's text
+ * cost about 20,000 instructions, most of them printf's floating point).
+ *
+ * iolat_fmt_fixed(): @v with @prec decimals (0 to 3), the very digits
+ * printf's "%.*f" writes: the double's exact value (a 53-bit integer
+ * times a power of two) times 10^@prec, rounded to the nearest integer,
+ * a tie to the even one, as glibc rounds in the default rounding mode,
+ * in 64-bit integers.  What that does not cover (negative or -0, not
+ * finite, 2^52 and over, another @prec) goes to snprintf() itself.
+ * iolat_fmt_u64(): "%llu".  Both write into @buf and return the length,
+ * as snprintf(): at most @size - 1 bytes and a NUL (nothing when @size
+ * is 0), the length it would have had.
+ */
+int iolat_fmt_fixed(char *buf, size_t size, double v, int prec);
+int iolat_fmt_u64(char *buf, size_t size, unsigned long long v);
+
 /* "HH:MM:SS.mmm" of @t (seconds since the epoch), local time. */
 const char *iolat_clock(double t);
 double iolat_now(void);	/* CLOCK_REALTIME in seconds */

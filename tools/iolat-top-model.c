@@ -21,12 +21,33 @@ static size_t key_slot(__u32 dev, __u64 cgid, size_t nslots)
 	return iolat_hash_slot(cgid ^ ((__u64)dev << 40) ^ dev, nslots);
 }
 
+/*
+ * The table's slots hold its generation (the high 32 bits) and a row's
+ * index + 1: a slot of an older generation is empty, so the table is
+ * emptied by a new generation, not by zeroing it (256 KiB at 10,000
+ * rows, which each refresh did two or three times).
+ */
+static bool slot_used(const struct top_model *m, size_t i)
+{
+	return m->slots[i] >> 32 == m->slots_gen;
+}
+
+static size_t slot_row(const struct top_model *m, size_t i)
+{
+	return (__u32)m->slots[i] - 1;
+}
+
+static void slot_set(struct top_model *m, size_t i, size_t row)
+{
+	m->slots[i] = (__u64)m->slots_gen << 32 | (row + 1);
+}
+
 static size_t slot_of(const struct top_model *m, __u32 dev, __u64 cgid)
 {
 	size_t i = key_slot(dev, cgid, m->nslots);
 
-	while (m->slots[i]) {
-		const struct top_row *r = &m->v[m->slots[i] - 1];
+	while (slot_used(m, i)) {
+		const struct top_row *r = &m->v[slot_row(m, i)];
 
 		if (r->dev == dev && r->cgid == cgid)
 			break;
@@ -35,18 +56,14 @@ static size_t slot_of(const struct top_model *m, __u32 dev, __u64 cgid)
 	return i;
 }
 
-/*
- * The row of (@dev, @cgid), by the table: with 10,000 cgroups, a search
- * through the rows for each of them took a second of CPU an interval.
- */
-static struct top_row *row_find(struct top_model *m, __u32 dev, __u64 cgid)
+/* Every slot empty: a new generation (0 never is one: calloc()'s). */
+static void slots_clear(struct top_model *m)
 {
-	size_t i;
-
-	if (!m->nslots)
-		return NULL;
-	i = slot_of(m, dev, cgid);
-	return m->slots[i] ? &m->v[m->slots[i] - 1] : NULL;
+	if (!++m->slots_gen) {
+		memset(m->slots, 0, m->nslots * sizeof(*m->slots));
+		m->slots_gen = 1;
+	}
+	m->slots_stale = false;
 }
 
 /* The table again, after the rows moved (sorted). */
@@ -54,18 +71,33 @@ static void slots_rebuild(struct top_model *m)
 {
 	size_t i;
 
-	if (!m->nslots)
-		return;
-	memset(m->slots, 0, m->nslots * sizeof(*m->slots));
+	slots_clear(m);
 	for (i = 0; i < m->n; i++)
-		m->slots[slot_of(m, m->v[i].dev, m->v[i].cgid)] = i + 1;
+		slot_set(m, slot_of(m, m->v[i].dev, m->v[i].cgid), i);
+}
+
+/*
+ * The row of (@dev, @cgid), by the table: with 10,000 cgroups, a search
+ * through the rows for each of them took a second of CPU an interval.
+ * A sort leaves the table stale, made again here if it is ever asked.
+ */
+static struct top_row *row_find(struct top_model *m, __u32 dev, __u64 cgid)
+{
+	size_t i;
+
+	if (!m->nslots)
+		return NULL;
+	if (m->slots_stale)
+		slots_rebuild(m);
+	i = slot_of(m, dev, cgid);
+	return slot_used(m, i) ? &m->v[slot_row(m, i)] : NULL;
 }
 
 /* Room for one more row in the table: grown (and filled again) at half full. */
 static int slots_grow(struct top_model *m)
 {
-	size_t n = m->nslots ? m->nslots : 256, i;
-	size_t *v;
+	size_t n = m->nslots ? m->nslots : 256;
+	__u64 *v;
 
 	if ((m->n + 1) * 2 <= m->nslots)
 		return 0;
@@ -77,18 +109,24 @@ static int slots_grow(struct top_model *m)
 	free(m->slots);
 	m->slots = v;
 	m->nslots = n;
-	for (i = 0; i < m->n; i++)
-		m->slots[slot_of(m, m->v[i].dev, m->v[i].cgid)] = i + 1;
+	slots_rebuild(m);
 	return 0;
 }
 
+/* The row of (@dev, @cgid), made (zero, unknowns unknown) if there is none. */
 static struct top_row *row_get(struct top_model *m, __u32 dev, __u64 cgid,
 			       const char *path)
 {
-	struct top_row *r = row_find(m, dev, cgid);
+	struct top_row *r;
+	size_t i, d;
 
-	if (r)
-		return r;
+	if (slots_grow(m))
+		return NULL;
+	if (m->slots_stale)
+		slots_rebuild(m);
+	i = slot_of(m, dev, cgid);
+	if (slot_used(m, i))
+		return &m->v[slot_row(m, i)];
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 64;
 		struct top_row *v = realloc(m->v, cap * sizeof(*v));
@@ -98,16 +136,22 @@ static struct top_row *row_get(struct top_model *m, __u32 dev, __u64 cgid,
 		m->v = v;
 		m->cap = cap;
 	}
-	if (slots_grow(m))
-		return NULL;
-	memset(&m->v[m->n], 0, sizeof(m->v[0]));
-	m->v[m->n].dev = dev;
-	m->v[m->n].cgid = cgid;
-	m->v[m->n].path = path;
-	m->v[m->n].g.depth = IOLAT_DEPTH_MAX;
-	m->v[m->n].psi_some = m->v[m->n].psi_full = NAN;
-	m->slots[slot_of(m, dev, cgid)] = m->n + 1;
-	return &m->v[m->n++];
+	/* Its device among the rows' (most often the last row's). */
+	if (!m->ndevs || m->devs[m->ndevs - 1] != dev) {
+		for (d = 0; d < m->ndevs && m->devs[d] != dev; d++)
+			;
+		if (d == m->ndevs && m->ndevs < TOP_MAX_DEVS)
+			m->devs[m->ndevs++] = dev;
+	}
+	r = &m->v[m->n];
+	memset(r, 0, sizeof(*r));
+	r->dev = dev;
+	r->cgid = cgid;
+	r->path = path;
+	r->g.depth = IOLAT_DEPTH_MAX;
+	r->psi_some = r->psi_full = NAN;
+	slot_set(m, i, m->n++);
+	return r;
 }
 
 /* Is there a row for cgroup @cgid on any of @devs? */
@@ -132,10 +176,11 @@ static bool wanted(const struct top_model *m, __u32 dev, const char *path)
 void top_model_begin(struct top_model *m, const struct iolat_cgroups *cgs)
 {
 	m->n = 0;
+	m->ndevs = 0;
 	m->cgs = cgs;
 	iolat_psi_tick(&m->psi);	/* the last refresh's rows' files stay open */
 	if (m->slots)
-		memset(m->slots, 0, m->nslots * sizeof(*m->slots));
+		slots_clear(m);
 }
 
 int top_model_add_targets(struct top_model *m, const struct iolat_targets *t)
@@ -321,39 +366,61 @@ static bool wants_debug(struct top_model *m, const struct iolat_cgroup *c,
 /*
  * A cgroup's io.stat counts its descendants' IO too (the root's excepted:
  * it shows the whole disk), so a subtree whose top did none is skipped.
+ * A cgroup skipped leaves its rows as they were made: no IO, io.stat
+ * read (the rows are made afresh each refresh, and only this sets their
+ * io, io_err and io_file).  With a walk and no debug keys wanted, so is
+ * a cgroup the walk has no record of (no IO on any device), found by
+ * one pass over the records and the tree's ids: of 10,000 cgroups, the
+ * thousand that did IO cost something.
  */
 int top_model_add_io(struct top_model *m)
 {
 	const struct iolat_cgroups *cgs = m->cgs;
 	struct iolat_iostat io[TOP_MAX_DEVS];
-	__u32 devs[TOP_MAX_DEVS];
-	size_t i, ndev = 0, k;
+	const __u32 *devs = m->devs;	/* its rows make no other */
+	size_t i, ndev = m->ndevs, k;
+	__u32 *at = NULL;
 	bool *quiet;
 
-	for (i = 0; i < m->n; i++) {
-		for (k = 0; k < ndev && devs[k] != m->v[i].dev; k++)
-			;
-		if (k == ndev && ndev < TOP_MAX_DEVS)
-			devs[ndev++] = m->v[i].dev;
-	}
 	if (!ndev)
 		return 0;
-	quiet = calloc(cgs->n ?: 1, sizeof(*quiet));
-	if (!quiet)
-		return -ENOMEM;
+	if (cgs->n > m->io_cap) {
+		free(m->io_quiet);
+		free(m->io_at);
+		m->io_quiet = malloc(cgs->n * sizeof(*m->io_quiet));
+		m->io_at = malloc(cgs->n * sizeof(*m->io_at));
+		m->io_cap = m->io_quiet && m->io_at ? cgs->n : 0;
+		if (!m->io_cap)
+			return -ENOMEM;
+	}
+	quiet = m->io_quiet;	/* each set before its children read it */
+	if (m->iostat && !m->iostat_debug && iolat_iostat_set_has(m->iostat, false)) {
+		at = m->io_at;
+		iolat_iostat_set_index(m->iostat, cgs, at);
+	}
 	for (i = 0; i < cgs->n; i++) {	/* parents before children */
 		const struct iolat_cgroup *c = &cgs->v[i];
 		bool any = false, ok = true, file = false;
 
-		memset(io, 0, ndev * sizeof(*io));
+		if (at && c->parent >= 0 && !at[i]) {
+			quiet[i] = !c->gone;	/* no record in the walk: no IO */
+			continue;
+		}
+		quiet[i] = false;
 		if (c->gone)
 			continue;	/* removed since the walk */
-		if (c->parent > 0 && quiet[c->parent])
-			;	/* nothing below a quiet cgroup either */
-		else if (c->parent < 0 && !row_find_any(m, c->id, devs, ndev))
-			;	/* the root: only for a row of its own */
-		else if (m->iostat && iolat_iostat_set_has(m->iostat, c->parent < 0)) {
-			iolat_iostat_set_get(m->iostat, c->id, devs, ndev, io);
+		if (c->parent > 0 && quiet[c->parent]) {
+			quiet[i] = true;	/* nothing below a quiet cgroup either */
+			continue;
+		}
+		if (c->parent < 0 && !row_find_any(m, c->id, devs, ndev))
+			continue;	/* the root: only for a row of its own */
+		memset(io, 0, ndev * sizeof(*io));
+		if (m->iostat && iolat_iostat_set_has(m->iostat, c->parent < 0)) {
+			if (!at)
+				iolat_iostat_set_get(m->iostat, c->id, devs, ndev, io);
+			else if (at[i])
+				iolat_iostat_set_get_at(m->iostat, at[i] - 1, devs, ndev, io);
 			if (m->iostat_debug && wants_debug(m, c, devs, ndev, io))
 				file = read_iostat_debug(c->path, devs, ndev, io);
 		} else {
@@ -369,7 +436,7 @@ int top_model_add_io(struct top_model *m)
 				row_find(m, devs[k], c->id);
 			if (!r) {
 				if (io[k].has_io)
-					goto nomem;
+					return -ENOMEM;
 				continue;
 			}
 			r->io = io[k];
@@ -379,11 +446,7 @@ int top_model_add_io(struct top_model *m)
 		/* An unread io.stat says nothing of the children: read them. */
 		quiet[i] = c->parent >= 0 && ok && !any;
 	}
-	free(quiet);
 	return 0;
-nomem:
-	free(quiet);
-	return -ENOMEM;
 }
 
 void top_model_add_iostat_debug(struct top_model *m, size_t n)
@@ -462,6 +525,27 @@ static int prev_index(struct top_model *m)
 	return 0;
 }
 
+/*
+ * The previous interval's entry of row @i: at @i itself when the rows
+ * came in the same order as then, as they do while the tree, the
+ * targets and the maps' entries stay (rows are added in their order);
+ * else by the table, made the first time one is not (*@err: -ENOMEM
+ * when it cannot be; then none).
+ */
+static struct top_prev *prev_of(struct top_model *m, size_t i, int *err)
+{
+	const struct top_row *r = &m->v[i];
+
+	if (i < m->nprev && m->prev[i].dev == r->dev && m->prev[i].cgid == r->cgid)
+		return &m->prev[i];
+	if (!m->prev_indexed) {
+		m->prev_indexed = true;
+		if (prev_index(m))
+			*err = -ENOMEM;
+	}
+	return *err ? NULL : prev_find(m, r->dev, r->cgid);
+}
+
 /* A window statistic: % of bios missed (non-rotational) or mean in us. */
 static double window_lat(const struct top_row *r, __u64 samples, __u64 missed,
 			 __u64 mean_ns)
@@ -516,11 +600,12 @@ static int cmp_path(const char *a, const char *b)
 
 /*
  * Sort the rows by @cmp: their addresses sorted, then each row moved
- * once, into the spare array, which becomes the rows.  A row is over
- * 600 bytes, and qsort() moved each about log2(n) times.  Without the
- * memory for that, qsort() on the rows themselves.  Only the @k first
- * in order, the others after them in none (@k 0: all in order): a
- * report of -r rows needs no more, and a selection is O(n).
+ * once.  A row is over 600 bytes, and qsort() moved each about log2(n)
+ * times.  Without the memory for that, qsort() on the rows themselves.
+ * Only the @k first in order, the others after them in none (@k 0: all
+ * in order): a report of -r rows needs no more, and a selection is
+ * O(n); then only the @k first move, and the rows where they go (a copy
+ * of every row was 6 MB a refresh at 10,000).
  */
 static int (*rows_cmp)(const void *, const void *);
 
@@ -575,19 +660,137 @@ static void select_first(struct top_row **p, size_t n, size_t k)
 	}
 }
 
+/*
+ * The @k first rows, in order in m->order[], to the front: copied into
+ * the spare, in order; the rows in front that are not among them, into
+ * the places the @k first leave behind them; the copies to the front.
+ * m->front marks which of the places in front hold one of the @k.
+ */
+static void rows_to_front(struct top_model *m, size_t k)
+{
+	size_t i, t, h = 0;
+
+	for (t = 0; t < k; t++) {
+		size_t at = m->order[t] - m->v;
+
+		m->spare[t] = *m->order[t];
+		if (at < k)
+			m->front[at] = true;
+	}
+	for (i = 0; i < k; i++) {
+		if (m->front[i]) {
+			m->front[i] = false;
+			continue;
+		}
+		while ((size_t)(m->order[h] - m->v) < k)
+			h++;	/* the next place behind that one of the k left */
+		*m->order[h++] = m->v[i];
+	}
+	memcpy(m->v, m->spare, k * sizeof(*m->v));
+}
+
+/*
+ * The last sort by path, kept for the next: the rows' keys in their
+ * places before it, the places of its k first in their order, the
+ * tree's paths' generation and, with rows on more than one device, the
+ * devices' names.  An order by path rests on nothing else, so when the
+ * same rows come in the same places (the tree, the targets and the
+ * maps' entries as they were: every refresh of a quiet system) the same
+ * k come first in the same order, and no row is compared.
+ */
+struct top_sort_memo {
+	/* v[i]: the key of the row in place i, and the place of the i-th first. */
+	struct top_memo_row {
+		const char *path;
+		__u64 cgid;
+		__u32 dev;
+		size_t first;
+	} *v;
+	size_t n, k, cap, ndevs;
+	const struct iolat_cgroups *cgs;
+	unsigned long paths_gen;
+	__u32 devs[TOP_MAX_DEVS];
+	char names[TOP_MAX_DEVS][32];
+	bool valid;
+};
+
+/* Are the rows, and the k asked for, those of the last sort by path? */
+static bool memo_holds(const struct top_model *m, size_t k)
+{
+	const struct top_sort_memo *o = m->memo;
+	size_t i;
+
+	if (!o || !o->valid || o->n != m->n || o->k != k || o->cgs != m->cgs ||
+	    o->paths_gen != m->cgs->paths_gen)
+		return false;
+	for (i = 0; i < m->n; i++)
+		if (o->v[i].dev != m->v[i].dev || o->v[i].cgid != m->v[i].cgid ||
+		    o->v[i].path != m->v[i].path)
+			return false;
+	for (i = 0; i < o->ndevs; i++)
+		if (strcmp(o->names[i], iolat_dev_name(o->devs[i])))
+			return false;
+	return true;
+}
+
+/* Keep this sort by path: the rows in their places, the k first in m->order. */
+static void memo_save(struct top_model *m, size_t k)
+{
+	struct top_sort_memo *o = m->memo;
+	size_t i, d;
+
+	if (!o)
+		o = m->memo = calloc(1, sizeof(*o));
+	if (!o)
+		return;
+	o->valid = false;
+	if (m->n > o->cap) {
+		free(o->v);
+		o->v = malloc(m->n * sizeof(*o->v));
+		o->cap = o->v ? m->n : 0;
+		if (!o->v)
+			return;
+	}
+	for (i = 0; i < m->n; i++) {
+		o->v[i].path = m->v[i].path;
+		o->v[i].cgid = m->v[i].cgid;
+		o->v[i].dev = m->v[i].dev;
+	}
+	/* On more than one device, the names matter (all of them listed). */
+	if (m->ndevs == TOP_MAX_DEVS)
+		return;
+	o->ndevs = m->ndevs > 1 ? m->ndevs : 0;
+	for (d = 0; d < o->ndevs; d++) {
+		o->devs[d] = m->devs[d];
+		snprintf(o->names[d], sizeof(o->names[d]), "%s", iolat_dev_name(o->devs[d]));
+	}
+	for (i = 0; i < k; i++)
+		o->v[i].first = m->order[i] - m->v;
+	o->n = m->n;
+	o->k = k;
+	o->cgs = m->cgs;
+	o->paths_gen = m->cgs ? m->cgs->paths_gen : 0;
+	o->valid = m->cgs != NULL;
+}
+
 static void rows_sort_first(struct top_model *m, int (*cmp)(const void *, const void *),
-			    size_t k)
+			    size_t k, bool by_path)
 {
 	struct top_row *v;
 	size_t i;
 
 	if (m->n > m->order_cap) {
 		struct top_row **o = realloc(m->order, m->cap * sizeof(*o));
+		bool *front = realloc(m->front, m->cap * sizeof(*front));
 
-		if (o) {
+		if (o)
 			m->order = o;
-			m->order_cap = m->cap;
+		if (front) {
+			memset(front, 0, m->cap * sizeof(*front));
+			m->front = front;
 		}
+		if (o && front)
+			m->order_cap = m->cap;
 	}
 	if (m->n > m->spare_cap) {
 		free(m->spare);
@@ -596,16 +799,29 @@ static void rows_sort_first(struct top_model *m, int (*cmp)(const void *, const 
 	}
 	if (m->n > m->order_cap || m->n > m->spare_cap) {
 		qsort(m->v, m->n, sizeof(*m->v), cmp);
+		if (m->memo)
+			m->memo->valid = false;
 		return;
 	}
-	for (i = 0; i < m->n; i++)
-		m->order[i] = &m->v[i];
-	rows_cmp = cmp;
-	if (!k || k >= m->n)
+	if (!k || k > m->n)
 		k = m->n;
-	else
-		select_first(m->order, m->n, k);
-	qsort(m->order, k, sizeof(*m->order), cmp_row_ptr);
+	if (by_path && memo_holds(m, k)) {
+		for (i = 0; i < k; i++)
+			m->order[i] = &m->v[m->memo->v[i].first];
+	} else {
+		for (i = 0; i < m->n; i++)
+			m->order[i] = &m->v[i];
+		rows_cmp = cmp;
+		if (k < m->n)
+			select_first(m->order, m->n, k);
+		qsort(m->order, k, sizeof(*m->order), cmp_row_ptr);
+		if (by_path)
+			memo_save(m, k);
+	}
+	if (k < m->n) {
+		rows_to_front(m, k);
+		return;
+	}
 	for (i = 0; i < m->n; i++)
 		m->spare[i] = *m->order[i];
 	/* The rows' array and the spare trade places (and capacities). */
@@ -666,13 +882,15 @@ void top_model_sort(struct top_model *m, enum top_sort key)
 void top_model_sort_first(struct top_model *m, enum top_sort key, size_t k)
 {
 	sorting = key;
-	rows_sort_first(m, cmp_row_view, k);
-	slots_rebuild(m);
+	rows_sort_first(m, cmp_row_view, k, key == TOP_SORT_PATH);
+	m->slots_stale = true;	/* the rows moved */
 }
 
 /* (@now - @before) / @div, or NAN when the counter went backwards. */
 static double rate(__u64 now, __u64 before, double div)
 {
+	if (now == before)
+		return 0;	/* what the division gives, @div > 0: an idle row's */
 	return now < before ? NAN : (now - before) / div;
 }
 
@@ -764,14 +982,21 @@ int top_model_compute(struct top_model *m, double secs)
 {
 	struct top_prev *np;
 	size_t i;
+	int err = 0;
 
-	np = calloc(m->n ?: 1, sizeof(*np));
-	if (!np)
-		return -ENOMEM;
+	/* This interval's baseline, in the buffer of the one before last. */
+	if (m->n > m->next_cap) {
+		free(m->next);
+		m->next = malloc(m->n * sizeof(*m->next));
+		m->next_cap = m->next ? m->n : 0;
+		if (!m->next)
+			return -ENOMEM;
+	}
+	np = m->next;
 	/* The rows stay where they were added: the slots hold. */
 	for (i = 0; i < m->n; i++) {
 		struct top_row *r = &m->v[i];
-		struct top_prev *p = prev_find(m, r->dev, r->cgid);
+		struct top_prev *p = prev_of(m, i, &err);
 
 		limited_of(m, r);
 		np[i] = (struct top_prev){ r->dev, r->cgid, r->io.rbytes, r->io.wbytes,
@@ -849,11 +1074,16 @@ int top_model_compute(struct top_model *m, double secs)
 		else
 			r->state = "ok";
 	}
-	free(m->prev);
+	/* The baseline's buffer and the last one's trade places. */
+	m->next = m->prev;
+	i = m->next_cap;
+	m->next_cap = m->prev_cap;
+	m->prev_cap = i;
 	m->prev = np;
 	m->nprev = m->n;
+	m->prev_indexed = false;	/* made when a row is not in its place */
 	m->prev_now_ns = m->now_ns;
-	return prev_index(m);
+	return err;
 }
 
 bool top_window_idle(const struct top_row *r, __u64 now_ns)
@@ -866,9 +1096,16 @@ bool top_window_idle(const struct top_row *r, __u64 now_ns)
 void top_model_free(struct top_model *m)
 {
 	iolat_psi_free(&m->psi);
+	free(m->io_quiet);
+	free(m->io_at);
+	if (m->memo)
+		free(m->memo->v);
+	free(m->memo);
 	free(m->order);
+	free(m->front);
 	free(m->spare);
 	free(m->prev_slots);
+	free(m->next);
 	free(m->v);
 	free(m->slots);
 	free(m->prev);

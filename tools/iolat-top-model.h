@@ -101,16 +101,34 @@ struct top_model {
 	size_t n, cap;
 	/*
 	 * The rows by (device, cgroup) while they are added: an open
-	 * addressing table of index + 1 (0: empty), @nslots a power of two
-	 * at least twice n.  top_model_sort() rebuilds it.
+	 * addressing table of index + 1 tagged with @slots_gen (another
+	 * generation's slot is empty), @nslots a power of two at least
+	 * twice n.  After top_model_sort() it is stale, made again if used.
 	 */
-	size_t *slots, nslots;
-	/* Sorting's: the rows' order, and where they are moved to. */
+	__u64 *slots;
+	size_t nslots;
+	__u32 slots_gen;
+	bool slots_stale;
+	/* The rows' devices, in the order of their first rows (64 at most). */
+	__u32 devs[TOP_MAX_DEVS];
+	size_t ndevs;
+	/*
+	 * Sorting's: the rows' order, where they are moved to, and which
+	 * places in front the first rows are in (all false between sorts).
+	 */
 	struct top_row **order, *spare;
+	bool *front;
 	size_t order_cap, spare_cap;
-	struct top_prev *prev;
-	size_t nprev;
+	struct top_sort_memo *memo;	/* the last sort by path (the .c's) */
+	/*
+	 * The previous interval's baseline, a row's where the row was then,
+	 * and a table of it by key, made when a row is not in that place;
+	 * the buffer the next baseline goes to (the one before last's).
+	 */
+	struct top_prev *prev, *next;
+	size_t nprev, prev_cap, next_cap;
 	size_t *prev_slots, nprev_slots;	/* prev by key, as slots */
+	bool prev_indexed;
 	const struct iolat_cgroups *cgs;	/* the tree the rows' paths are in */
 	/*
 	 * Set by the caller before top_model_compute(): when the maps were
@@ -146,6 +164,10 @@ struct top_model {
 	bool iostat_debug;
 	/* io.pressure files kept open for the rows shown. */
 	struct iolat_psi_files psi;
+	/* top_model_add_io()'s, per cgroup, kept: quiet subtrees, records. */
+	bool *io_quiet;
+	__u32 *io_at;
+	size_t io_cap;
 };
 
 /*

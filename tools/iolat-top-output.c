@@ -21,14 +21,56 @@ static void json_rate(FILE *f, const char *key, const char *fmt, double v)
 		fprintf(f, fmt, v);
 }
 
-/* @v as @fmt has it, or "?" when unknown (NAN); in @buf. */
-static const char *text_rate(char *buf, size_t len, const char *fmt, double v)
+/*
+ * The text report's cells, without printf: what snprintf(@buf, @len, ...)
+ * wrote of "%.*f", "%llu" and a unit after them, the same bytes, cut
+ * where it cut (iolat_fmt_fixed(), iolat_fmt_u64()).
+ */
+
+/* @s after the @n bytes an iolat_fmt_*() into @buf of @len said it wrote. */
+static const char *text_unit(char *buf, size_t len, int n, const char *s)
+{
+	size_t at = n;
+
+	if (at >= len)
+		return buf;	/* cut already */
+	for (; *s && at + 1 < len; s++)
+		buf[at++] = *s;
+	buf[at] = '\0';
+	return buf;
+}
+
+/* "%.*f" of @v with @prec decimals, then @unit. */
+static const char *text_fixed(char *buf, size_t len, double v, int prec, const char *unit)
+{
+	return text_unit(buf, len, iolat_fmt_fixed(buf, len, v, prec), unit);
+}
+
+/* "%llu" of @v, then @unit. */
+static const char *text_u64(char *buf, size_t len, unsigned long long v, const char *unit)
+{
+	return text_unit(buf, len, iolat_fmt_u64(buf, len, v), unit);
+}
+
+/* "@a/@b": @b after the @n bytes of @a in @buf. */
+static const char *text_slash(char *buf, size_t len, int n, const char *b)
+{
+	text_unit(buf, len, n, "/");
+	return text_unit(buf, len, n + 1, b);
+}
+
+/* @s itself (a word: "-", "?", "max"). */
+static const char *text_word(char *buf, size_t len, const char *s)
+{
+	return text_unit(buf, len, 0, s);
+}
+
+/* @v with @prec decimals, or "?" when unknown (NAN); in @buf. */
+static const char *text_rate(char *buf, size_t len, int prec, double v)
 {
 	if (isnan(v))
-		snprintf(buf, len, "?");
-	else
-		snprintf(buf, len, fmt, v);
-	return buf;
+		return text_word(buf, len, "?");
+	return text_fixed(buf, len, v, prec, "");
 }
 
 /* ,"@key": a depth: a number, "max" (unlimited), or null (unknown). */
@@ -301,21 +343,19 @@ static void text_unknowns(const struct top_row *r, char *lat, char *acc, char *s
 	double v = top_row_iostat_lat(r);
 
 	if (isnan(v))
-		snprintf(lat, 16, "?");
-	else if (r->io.has_missed)
-		snprintf(lat, 16, "%.0f%%miss", v);
+		text_word(lat, 16, "?");
 	else
-		snprintf(lat, 16, "%.0fus", v);
+		text_fixed(lat, 16, v, 0, r->io.has_missed ? "%miss" : "us");
 	if (r->io.has_missed)
-		snprintf(samp, 16, "%llu", (unsigned long long)r->io.total);
+		text_u64(samp, 16, r->io.total, "");
 	else
-		snprintf(samp, 16, "?");
-	snprintf(acc, 16, "?");
-	snprintf(cookie, 16, "?");
-	snprintf(miss, 16, "?");
-	snprintf(wait_us, 16, "?");
-	snprintf(depth_min, 16, "?");
-	snprintf(limited, 16, "?");
+		text_word(samp, 16, "?");
+	text_word(acc, 16, "?");
+	text_word(cookie, 16, "?");
+	text_word(miss, 16, "?");
+	text_word(wait_us, 16, "?");
+	text_word(depth_min, 16, "?");
+	text_word(limited, 16, "?");
 }
 
 static const char *path_tail(const char *path, int width)
@@ -331,6 +371,29 @@ static const char *text_name(char *buf, const char *s)
 	return iolat_text_str(buf, IOLAT_TEXT_LEN(PATH_MAX), s);
 }
 
+/*
+ * A row's cell at @p, padded to @width as printf's "%*s" pads (@width < 0:
+ * "%-*s"), then a space; past it.
+ */
+static char *text_cell(char *p, const char *s, int width)
+{
+	size_t len = strlen(s), w = width < 0 ? -width : width;
+	size_t pad = len < w ? w - len : 0;
+
+	if (width > 0) {
+		memset(p, ' ', pad);
+		p += pad;
+	}
+	memcpy(p, s, len);
+	p += len;
+	if (width < 0) {
+		memset(p, ' ', pad);
+		p += pad;
+	}
+	*p++ = ' ';
+	return p;
+}
+
 void top_print_text(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
@@ -340,6 +403,11 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	static char name[IOLAT_TEXT_LEN(PATH_MAX)];
 	char culprit_id[32], iops[32], mbps[32], chg[32], paid[32], waits[32];
 	char miss[48], wait_us[32], depth_min[16], limited[16], psi[40], fns[512];
+	/*
+	 * A row's line: 21 cells of at most 47 bytes (the device's name 31,
+	 * the path 28), padded to at most 28, and their spaces.
+	 */
+	char line[1024], num[320];
 	bool events = m->mode == TOP_MODE_EVENTS;
 	bool fn_charges = m->fns.attached[IOLAT_FN_ADD_DELAY];
 	bool fn_pays = m->fns.attached[IOLAT_FN_THROTTLE];
@@ -376,74 +444,94 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	       "CHG/s", "PAID/s", "WAIT/s", "WAITus", "MISSED", "PSI");
 	for (i = 0; i < n; i++) {
 		const struct top_row *r = &m->v[i];
+		char *p = line;
 
-		snprintf(target, sizeof(target), r->target_us ? "%lluus" : "-",
-			 (unsigned long long)r->target_us);
-		if (!r->g.has_window) {
-			snprintf(lat, sizeof(lat), "-");
-			snprintf(acc, sizeof(acc), "-");
-		} else if (top_window_idle(r, now_ns)) {
-			snprintf(lat, sizeof(lat), "idle");
-			snprintf(acc, sizeof(acc), "idle");
-		} else if (r->g.ssd) {
-			snprintf(lat, sizeof(lat), "%.0f%%miss", top_row_lat(r));
-			snprintf(acc, sizeof(acc), "%.0f%%miss", top_row_acc_lat(r));
-		} else {
-			snprintf(lat, sizeof(lat), "%.0fus", top_row_lat(r));
-			snprintf(acc, sizeof(acc), "%.0fus", top_row_acc_lat(r));
-		}
-		snprintf(samp, sizeof(samp), r->g.has_window ? "%llu" : "-",
-			 (unsigned long long)r->g.last_samples);
-		if (!r->g.has_depth)
-			snprintf(depth, sizeof(depth), "?");
-		else if (r->g.depth == IOLAT_DEPTH_MAX)
-			snprintf(depth, sizeof(depth), "max");
+		if (r->target_us)
+			text_u64(target, sizeof(target), r->target_us, "us");
 		else
-			snprintf(depth, sizeof(depth), "%u", r->g.depth);
-		snprintf(cookie, sizeof(cookie), r->g.cookie ? "%u" : "-", r->g.cookie);
+			text_word(target, sizeof(target), "-");
+		if (!r->g.has_window) {
+			text_word(lat, sizeof(lat), "-");
+			text_word(acc, sizeof(acc), "-");
+		} else if (top_window_idle(r, now_ns)) {
+			text_word(lat, sizeof(lat), "idle");
+			text_word(acc, sizeof(acc), "idle");
+		} else {
+			text_fixed(lat, sizeof(lat), top_row_lat(r), 0, r->g.ssd ? "%miss" : "us");
+			text_fixed(acc, sizeof(acc), top_row_acc_lat(r), 0,
+				   r->g.ssd ? "%miss" : "us");
+		}
+		if (r->g.has_window)
+			text_u64(samp, sizeof(samp), r->g.last_samples, "");
+		else
+			text_word(samp, sizeof(samp), "-");
+		if (!r->g.has_depth)
+			text_word(depth, sizeof(depth), "?");
+		else if (r->g.depth == IOLAT_DEPTH_MAX)
+			text_word(depth, sizeof(depth), "max");
+		else
+			text_u64(depth, sizeof(depth), r->g.depth, "");
+		if (r->g.cookie)
+			text_u64(cookie, sizeof(cookie), r->g.cookie, "");
+		else
+			text_word(cookie, sizeof(cookie), "-");
 		/* The interval's: windows missed of those ended, mean wait. */
 		if (r->in.known && r->in.windows)
-			snprintf(miss, sizeof(miss), "%llu/%llu",
-				 (unsigned long long)r->in.windows_missed,
-				 (unsigned long long)r->in.windows);
+			text_slash(miss, sizeof(miss),
+				   iolat_fmt_u64(miss, sizeof(miss), r->in.windows_missed),
+				   text_u64(num, sizeof(num), r->in.windows, ""));
 		else
-			snprintf(miss, sizeof(miss), "-");
-		text_rate(wait_us, sizeof(wait_us), "%.0f",
-			  r->in.known && r->in.throttled ? r->in.wait_mean_us : NAN);
+			text_word(miss, sizeof(miss), "-");
 		if (!r->in.known || !r->in.throttled)
-			snprintf(wait_us, sizeof(wait_us), "-");
+			text_word(wait_us, sizeof(wait_us), "-");
+		else
+			text_rate(wait_us, sizeof(wait_us), 0, r->in.wait_mean_us);
 		/* The interval's lowest depth and share limited: flapping shows. */
 		if (!r->in.known || !r->in.depth_min_known)
-			snprintf(depth_min, sizeof(depth_min), "-");
+			text_word(depth_min, sizeof(depth_min), "-");
 		else if (r->in.depth_min == IOLAT_DEPTH_MAX)
-			snprintf(depth_min, sizeof(depth_min), "max");
+			text_word(depth_min, sizeof(depth_min), "max");
 		else
-			snprintf(depth_min, sizeof(depth_min), "%u", r->in.depth_min);
+			text_u64(depth_min, sizeof(depth_min), r->in.depth_min, "");
 		if (r->in.known && !isnan(r->in.limited_share))
-			snprintf(limited, sizeof(limited), "%.0f%%", r->in.limited_share * 100);
+			text_fixed(limited, sizeof(limited), r->in.limited_share * 100, 0, "%");
 		else
-			snprintf(limited, sizeof(limited), "-");
+			text_word(limited, sizeof(limited), "-");
 		/* io pressure, avg10 some/full (PSI: per cgroup, not per device) */
 		if (isnan(r->psi_some))
-			snprintf(psi, sizeof(psi), "?");
+			text_word(psi, sizeof(psi), "?");
 		else
-			snprintf(psi, sizeof(psi), "%.1f/%.1f", r->psi_some, r->psi_full);
+			text_slash(psi, sizeof(psi), iolat_fmt_fixed(psi, sizeof(psi), r->psi_some, 1),
+				   text_fixed(num, sizeof(num), r->psi_full, 1, ""));
 		if (!events)
 			text_unknowns(r, lat, acc, samp, cookie, miss, wait_us, depth_min,
 				      limited);
-		fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %-9s %7s %7s %5s %6s %7s %8s %-11s "
-			"%6s %6s %6s %6s %7s %11s\n",
-		       iolat_dev_name(r->dev), path_tail(text_name(name, r->path), 28), target, lat,
-		       acc, samp, !events ? "?" : r->g.has_window && !top_window_idle(r, now_ns) ?
-		       top_row_verdict(r) : "-",
-		       !events ? "?" :
-		       r->in.known && r->in.action >= 0 ? iolat_action_name(r->in.action) : "-",
-		       text_rate(iops, sizeof(iops), "%.0f", r->iops),
-		       text_rate(mbps, sizeof(mbps), "%.1f", r->rmbps + r->wmbps), depth,
-		       depth_min, limited,
-		       cookie, r->state, text_rate(chg, sizeof(chg), "%.1f", r->charged),
-		       text_rate(paid, sizeof(paid), "%.1f", r->paid),
-		       text_rate(waits, sizeof(waits), "%.0f", r->waits), wait_us, miss, psi);
+		/* The cells, padded as the header's: one write a row. */
+		p = text_cell(p, iolat_dev_name(r->dev), -8);
+		p = text_cell(p, path_tail(text_name(name, r->path), 28), -28);
+		p = text_cell(p, target, 8);
+		p = text_cell(p, lat, 9);
+		p = text_cell(p, acc, 9);
+		p = text_cell(p, samp, 5);
+		p = text_cell(p, !events ? "?" : r->g.has_window && !top_window_idle(r, now_ns) ?
+			      top_row_verdict(r) : "-", -7);
+		p = text_cell(p, !events ? "?" : r->in.known && r->in.action >= 0 ?
+			      iolat_action_name(r->in.action) : "-", -9);
+		p = text_cell(p, text_rate(iops, sizeof(iops), 0, r->iops), 7);
+		p = text_cell(p, text_rate(mbps, sizeof(mbps), 1, r->rmbps + r->wmbps), 7);
+		p = text_cell(p, depth, 5);
+		p = text_cell(p, depth_min, 6);
+		p = text_cell(p, limited, 7);
+		p = text_cell(p, cookie, 8);
+		p = text_cell(p, r->state, -11);
+		p = text_cell(p, text_rate(chg, sizeof(chg), 1, r->charged), 6);
+		p = text_cell(p, text_rate(paid, sizeof(paid), 1, r->paid), 6);
+		p = text_cell(p, text_rate(waits, sizeof(waits), 0, r->waits), 6);
+		p = text_cell(p, wait_us, 6);
+		p = text_cell(p, miss, 7);
+		p = text_cell(p, psi, 11);
+		p[-1] = '\n';
+		fwrite(line, 1, p - line, f);
 		if (r->has_parent && (r->p.cookie < TOP_DEFAULT_COOKIE || r->p.culprit_id)) {
 			const char *culprit = top_row_culprit(m, r);
 

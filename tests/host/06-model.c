@@ -362,6 +362,64 @@ static void test_rates(void)
 }
 
 /*
+ * A row's rates against its own baseline when the rows come in another
+ * order than in the interval before (a target gone, a row added before
+ * the others): the baseline is found where the row was then (the rows
+ * in the same places: a row's own place), else by its key.
+ */
+static void test_rates_rows_moved(void)
+{
+	static const char *const paths[] = { "/mv/a", "/mv/b", "/mv/c" };
+	struct fixture fx = {};
+	struct iolat_targets all, but_a;	/* but the first */
+	struct top_row *r;
+	char fn[64];
+	size_t t;
+	int i, pass, good = 0;
+
+	mkcg("/mv");
+	put("/mv/io.stat", "%s", iostat_line(DEV1, 4096, 3000, NULL));
+	for (i = 0; i < 3; i++) {
+		mkcg(paths[i]);
+		put_target(paths[i], DEV1, 1000 + i);
+		snprintf(fn, sizeof(fn), "%s/io.stat", paths[i]);
+		put(fn, "%s", iostat_line(DEV1, 4096, 1000, NULL));
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/mv/");
+	all = fx.targets;
+	/* Without the first of the three's targets (the walk's order). */
+	but_a = (struct iolat_targets){ .v = malloc(all.n * sizeof(*all.v)) };
+	for (t = 0, i = 0; t < all.n; t++) {
+		if (!i && !strncmp(fx.cgs.v[all.v[t].cgroup].path, "/mv/", 4)) {
+			i = 1;
+			continue;
+		}
+		but_a.v[but_a.n++] = all.v[t];
+	}
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	for (pass = 1; pass <= 2; pass++) {
+		/* Pass 1: a target gone, its row last; pass 2: back first. */
+		fx.targets = pass == 1 ? but_a : all;
+		put("/mv/io.stat", "%s", iostat_line(DEV1, 4096, 3000 + pass * 600, NULL));
+		for (i = 0; i < 3; i++) {
+			snprintf(fn, sizeof(fn), "%s/io.stat", paths[i]);
+			put(fn, "%s", iostat_line(DEV1, 4096, 1000 + pass * 100 * (i + 1), NULL));
+		}
+		interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+		for (i = 0; i < 3; i++) {
+			r = row(&fx.m, DEV1, paths[i]);
+			good += r && r->iops == 100 * (i + 1);
+		}
+	}
+	fx.targets = all;
+	free(but_a.v);
+	check(good == 6 && but_a.n == all.n - 1, "rates: rows in other places than the interval before: each against "
+	      "its own baseline (%d of 6 rates right)", good);
+	fixture_free(&fx);
+}
+
+/*
  * A counter that went backwards, or an io.stat that could not be read,
  * gives an unknown rate for the interval (JSON null), never a wrapped one.
  */
@@ -3051,6 +3109,18 @@ static void test_refresh_calls(void)
 	printf("     a refresh of %zu rows (1,000 cgroups with targets, IO in 100; %zu in "
 	       "the fake tree), 100 shown: %lu calls with the files, %lu with the walk\n",
 	       fx.m.n, fx.cgs.n, files, walk[2]);
+	/* Each row's counters its record's, found among the 1,000 cgroups. */
+	for (i = 0, nrec = 0; i < fx.m.n; i++) {
+		const struct top_row *r = &fx.m.v[i];
+		unsigned long k = 0;
+
+		if (sscanf(r->path, "/sc/g%lu", &k) != 1)
+			continue;	/* /sc */
+		nrec += k % 10 ? r->io.has_io || r->io.rbytes : !r->io.has_io ||
+			r->io.rbytes != 4096 * k || r->io.ios != k;
+	}
+	check(!nrec, "calls: with the walk, the 100 busy cgroups' rows have their records' "
+	      "counters, the others none: %zu rows wrong", nrec);
 	check(fx.m.n == N + 1 && files >= 3 * N && walk[2] == 100 && walk[1] == 100,
 	      "calls: a refresh with the walk makes one call a row shown (%lu), none per "
 	      "cgroup; with the files %lu", walk[2], files);
@@ -3126,6 +3196,160 @@ static void test_sort_first(void)
 	fixture_free(&fx);
 }
 
+/*
+ * The text report's numbers without printf: iolat_fmt_fixed() writes
+ * what "%.*f" writes, to the byte, cut where snprintf() cuts: ties (a
+ * half exactly: to the even digit), the decimals that are not quite
+ * what they say (0.05, 9.95, 99.95 are a little above or below), the
+ * widths they change (9.95 -> "10.0"), zero and the smallest doubles;
+ * what it leaves to snprintf() (negative, -0, NAN, inf, 2^52 and over,
+ * four decimals); values from 0.001 apart to random bit patterns.
+ * Then a row with such values, as the text shows it.
+ */
+static void test_text_numbers(void)
+{
+	static const double special[] = {
+		0, 0.5, 1.5, 2.5, 0.125, 0.375, 0.05, 0.15, 0.25, 0.35, 0.45, 0.95, 9.95,
+		99.95, 999.95, 2.675, 1.005, 0.9995, 5e-324, 1e-300, 4503599627370495.5,
+		4503599627370496.0, 1e300, -0.0, -1.5, NAN, INFINITY, -INFINITY,
+	};
+	char a[400], b[400];
+	size_t sizes[] = { sizeof(a), 5, 1 }, bad = 0, n = 0, i, s;
+	unsigned long long x = 88172645463325252ULL;
+	double v;
+	int prec, la, lb;
+
+	for (i = 0; i < 400000; i++) {
+		if (i < sizeof(special) / sizeof(*special))
+			v = special[i];
+		else if (i < 150000)
+			v = i / 1000.0;			/* every x.xx5 */
+		else if (i < 250000)
+			v = nextafter((i - 150000 + 0.5) / 100.0, i % 2 ? 0 : 1e9);
+		else {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			if (i % 2)
+				memcpy(&v, &x, sizeof(v));	/* any double */
+			else
+				v = (double)(x >> 11) / (1ULL << (x % 60));
+		}
+		for (prec = 0; prec <= 4; prec++) {
+			for (s = 0; s < sizeof(sizes) / sizeof(*sizes); s++) {
+				memset(a, 'x', sizeof(a));
+				memset(b, 'x', sizeof(b));
+				la = snprintf(a, sizes[s], "%.*f", prec, v);
+				lb = iolat_fmt_fixed(b, sizes[s], v, prec);
+				n++;
+				if (la == lb && !memcmp(a, b, sizes[s]))
+					continue;
+				if (!bad++)
+					printf("     %.17g, %d decimals, %zu bytes: printf '%s', "
+					       "iolat_fmt_fixed '%s'\n", v, prec, sizes[s], a, b);
+			}
+		}
+		snprintf(a, sizeof(a), "%llu", x + i);
+		lb = iolat_fmt_u64(b, sizeof(b), x + i);
+		n++;
+		bad += lb != (int)strlen(a) || strcmp(a, b);
+	}
+	check(!bad, "text numbers: iolat_fmt_fixed() and iolat_fmt_u64() write what "
+	      "snprintf() writes: %zu of %zu differ", bad, n);
+
+	/* A row whose figures round: the cells as printf made them. */
+	{
+		struct fixture fx = {};
+		struct top_report rep;
+		struct top_row *r;
+		const char *line;
+
+		mkcg("/tn");
+		put_target("/tn", DEV1, 1000);
+		scan(&fx);
+		fixture_filter(&fx, "^/tn$");
+		interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+		r = row(&fx.m, DEV1, "/tn");
+		if (r) {
+			r->iops = 2.5;		/* a tie: to 2 */
+			r->rmbps = 9.9;
+			r->wmbps = 0.05;	/* 9.95000000000000106...: 10.0 */
+			r->charged = 99.95;	/* 99.9500000000000028...: 100.0 */
+			r->paid = 0.25;		/* a tie: 0.2 */
+			r->waits = 3.5;		/* a tie: 4 */
+			r->psi_some = 9.95;	/* 9.949999999999999289...: 9.9 */
+			r->psi_full = 0.05;	/* 0.1 */
+		}
+		rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
+		line = text_row(render(top_print_text, &rep), "/tn");
+		check(r && strstr(line, " 1000us ") &&
+		      strstr(line, "       2    10.0 ") && strstr(line, " 100.0    0.2      4 ") &&
+		      strstr(line, "     9.9/0.1"),
+		      "text numbers: a row's rates and PSI rounded as printf does: %s", line);
+		fixture_free(&fx);
+	}
+}
+
+/* A refresh of the targets as iolat-top's, its @k first rows by path. */
+static void refresh_sorted(struct fixture *fx, size_t k)
+{
+	top_model_begin(&fx->m, &fx->cgs);
+	top_model_add_targets(&fx->m, &fx->targets);
+	top_model_add_io(&fx->m);
+	top_model_compute(&fx->m, 1);
+	top_model_sort_first(&fx->m, TOP_SORT_PATH, k);
+}
+
+/*
+ * A sort by path keeps its order for the next refresh with the same
+ * rows in the same places (no comparison then): the same order again;
+ * and not when a device's name changed (a disk gone, another at its
+ * number), which the order by path rests on.
+ */
+static void test_sort_memo(void)
+{
+	static const char *const paths[] = { "/sm/a", "/sm/b", "/sm/c", NULL };
+	struct fixture fx = {};
+	char first[512] = "", again[512] = "", fn[8400], sys[8300];
+	size_t i;
+	int k;
+
+	fake_sys_block();
+	mkcg("/sm");
+	for (i = 0; paths[i]; i++) {
+		mkcg(paths[i]);
+		snprintf(fn, sizeof(fn), "%s/io.latency", paths[i]);
+		put(fn, "4000:1 target=1000\n4000:2 target=2000\n");
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/sm/");
+	for (k = 0; k < 2; k++) {
+		refresh_sorted(&fx, 4);
+		for (i = 0; i < fx.m.n; i++)
+			snprintf(k ? again + strlen(again) : first + strlen(first), 64, " %s:%s",
+				 iolat_dev_name(fx.m.v[i].dev), fx.m.v[i].path);
+	}
+	check(fx.m.n == 6 && !strcmp(first, again) && strstr(first, " fake1:/sm/a fake1:/sm/b"),
+	      "sort memo: the same rows, the same order:%s", again);
+	/* 4000:1 is "zfake" now: its rows after fake2's. */
+	snprintf(sys, sizeof(sys), "%s/../sysblk", root);
+	snprintf(fn, sizeof(fn), "%s/zfake", sys);
+	mkdir(fn, 0755);
+	snprintf(fn, sizeof(fn), "%s/4000:1", sys);
+	unlink(fn);
+	symlink("./zfake", fn);
+	iolat_dev_cache_reset();
+	refresh_sorted(&fx, 4);
+	check(fx.m.n == 6 && fx.m.v[0].dev == DEV2 && fx.m.v[3].dev == DEV1,
+	      "sort memo: a device's new name reorders its rows (%s first)",
+	      fx.m.n ? iolat_dev_name(fx.m.v[0].dev) : "none");
+	unlink(fn);
+	symlink("./fake1", fn);
+	iolat_sys_block_set(NULL);
+	iolat_dev_cache_reset();
+	fixture_free(&fx);
+}
+
 /* blk_cgroup's parameter read as on, off, unknown; io.pressure parsed. */
 static void test_debug_param(void)
 {
@@ -3149,6 +3373,33 @@ static void test_debug_param(void)
 	    "full avg10=0.25 avg60=0.00 avg300=0.00 total=3\n");
 	rc = iolat_pressure_read("/psi", &some, &full);
 	check(!rc && some == 0.5 && full == 0.25, "io.pressure: some 0.5, full 0.25 (%d)", rc);
+	/*
+	 * The kernel's "%lu.%02lu", read without strtod(): the same double
+	 * (the one nearest the decimal) for every value 0.00 to 100.99;
+	 * other forms as sscanf() reads them.
+	 */
+	{
+		static const char *const odd[] = { "1.5e1", "12.345678901234567", "7", " 3.25",
+						   "0.125", "inf", "99.95x" };
+		char text[64];
+		int i, bad = 0;
+
+		for (i = 0; i <= 10099; i++) {
+			snprintf(text, sizeof(text), "%d.%02d", i / 100, i % 100);
+			put("/psi/io.pressure", "some avg10=%s avg60=0.10 avg300=0.00 total=9\n"
+			    "full avg10=%d.%d avg60=0.00 avg300=0.00 total=3\n", text, i % 7, i);
+			rc = iolat_pressure_read("/psi", &some, &full);
+			snprintf(fn, sizeof(fn), "%d.%d", i % 7, i);
+			bad += rc || some != strtod(text, NULL) || full != strtod(fn, NULL);
+		}
+		for (i = 0; i < (int)(sizeof(odd) / sizeof(*odd)); i++) {
+			put("/psi/io.pressure", "some avg10=%s avg60=0.10\nfull avg10=1.00\n", odd[i]);
+			rc = iolat_pressure_read("/psi", &some, &full);
+			bad += rc || sscanf(odd[i], "%lf", &full) != 1 || some != full;
+		}
+		check(!bad, "io.pressure: avg10 read as strtod() reads it: %d of %d values differ",
+		      bad, 10100 + i);
+	}
 	put("/psi/io.pressure", "garbage\n");
 	check(iolat_pressure_read("/psi", &some, &full) < 0, "io.pressure: no avg10: none");
 	check(iolat_pressure_read("/", &some, &full) < 0 &&
@@ -3169,6 +3420,7 @@ int main(int argc, char **argv)
 	test_reader();
 	test_rates();
 	test_unknown_rates();
+	test_rates_rows_moved();
 	test_window_idle();
 	test_state_unknown();
 	test_text_escape();
@@ -3197,5 +3449,7 @@ int main(int argc, char **argv)
 	test_psi_files();
 	test_refresh_calls();
 	test_sort_first();
+	test_text_numbers();
+	test_sort_memo();
 	return check_done();
 }
