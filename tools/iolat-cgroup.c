@@ -1160,6 +1160,9 @@ int iolat_psi_read(struct iolat_psi_files *p, __u64 id, const char *path,
 		if (f->used == p->tick)	/* read in this tick: its other rows */
 			goto out;
 		f->used = p->tick;
+		if (f->fd >= 0 && !f->err && p->now_ns - f->read_ns < IOLAT_PSI_REREAD_NS)
+			goto out;	/* the kernel's averages as they were */
+		f->read_ns = p->now_ns;
 		f->err = pressure_pread(f->fd, &f->some, &f->full);
 		if (f->err == -ENODEV) {	/* the cgroup is gone */
 			close(f->fd);
@@ -1180,6 +1183,7 @@ int iolat_psi_read(struct iolat_psi_files *p, __u64 id, const char *path,
 	f->id = id;
 	f->fd = fd;
 	f->used = p->tick;
+	f->read_ns = p->now_ns;
 	f->err = pressure_pread(fd, &f->some, &f->full);
 	p->n++;
 out:

@@ -304,19 +304,31 @@ struct iolat_psi_files {
 	struct iolat_psi_file {
 		__u64 id;		/* 0: a free slot */
 		int fd;
-		unsigned long used;	/* the tick it was last read in */
+		unsigned long used;	/* the tick it was last asked for in */
+		__u64 read_ns;		/* when it was last read (now_ns then) */
 		double some, full;	/* what it said then */
 		int err;
 	} *v;
 	size_t n, cap;			/* cap: 0 or a power of two */
 	size_t max;
 	unsigned long tick;
+	__u64 now_ns;			/* the caller's clock, for read_ns */
 	bool max_set;
 };
 
 /*
+ * The kernel recomputes a group's pressure averages every 2 s (PSI_FREQ,
+ * kernel/sched/psi.c): a kept file read again sooner mostly says the
+ * same.  So one read within IOLAT_PSI_REREAD_NS of the last gives the
+ * last's answer, no system call (1.5 s: a 1 s interval, whose refreshes
+ * jitter, reads every other one; an interval of 2 s or more, every one).
+ */
+#define IOLAT_PSI_REREAD_NS	1500000000ULL
+
+/*
  * The io pressure of cgroup @id at @path, as iolat_pressure_read(), once
- * a tick (a second read in the same tick gives the first's answer).
+ * a tick (a second read in the same tick gives the first's answer), and
+ * a kept file not again within IOLAT_PSI_REREAD_NS of @p->now_ns.
  */
 int iolat_psi_read(struct iolat_psi_files *p, __u64 id, const char *path,
 		   double *some, double *full);

@@ -467,6 +467,7 @@ void top_model_add_pressure(struct top_model *m, size_t n)
 {
 	size_t i;
 
+	m->psi.now_ns = m->now_ns;
 	for (i = 0; i < n && i < m->n; i++) {
 		struct top_row *r = &m->v[i];
 

@@ -3013,6 +3013,7 @@ static void test_psi_files(void)
 	before = open_fds();
 	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
 	calls_since();
+	fx.m.now_ns = 1000000000ULL;
 	top_model_add_pressure(&fx.m, 2);	/* -r 2: a's two rows */
 	n1 = calls_since();
 	a = row(&fx.m, DEV1, "/ps/a");
@@ -3026,14 +3027,27 @@ static void test_psi_files(void)
 	    "full avg10=1.50 avg60=0.00 avg300=0.00 total=1\n");
 	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
 	calls_since();
+	fx.m.now_ns = 3000000000ULL;
 	top_model_add_pressure(&fx.m, fx.m.n);	/* -P: every row */
 	n2 = calls_since();
 	a = row(&fx.m, DEV1, "/ps/a");
 	b = row(&fx.m, DEV2, "/ps/b");
 	check(a && a->psi_some == 3 && a->psi_full == 1.5 && b && b->psi_some == 2 && n2 == 3 &&
 	      open_fds() - before == 2,
-	      "psi: the next refresh, every row: a's file read again at 0 (new figures), "
-	      "b's opened (%lu calls), 2 open", n2);
+	      "psi: the next refresh, 2 s on, every row: a's file read again at 0 (new "
+	      "figures), b's opened (%lu calls), 2 open", n2);
+	/* Within IOLAT_PSI_REREAD_NS: the kernel's averages have not moved. */
+	put("/ps/a/io.pressure", "some avg10=5.00 avg60=0.00 avg300=0.00 total=1\n"
+	    "full avg10=2.50 avg60=0.00 avg300=0.00 total=1\n");
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	calls_since();
+	fx.m.now_ns = 4000000000ULL;
+	top_model_add_pressure(&fx.m, fx.m.n);
+	n2 = calls_since();
+	a = row(&fx.m, DEV1, "/ps/a");
+	check(a && a->psi_some == 3 && a->psi_full == 1.5 && n2 == 0 && open_fds() - before == 2,
+	      "psi: 1 s later, every row: no file read again (%lu calls), a's last figures "
+	      "(%.1f), both kept open", n2, a ? a->psi_some : -1);
 	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
 	top_model_add_pressure(&fx.m, 0);	/* nothing shown */
 	calls_since();
@@ -3092,10 +3106,11 @@ static void test_refresh_calls(void)
 		recs[i].bytes[2] = recs[i].ios[2] = 0;
 	end = walk_end(nrec, 0, 0);
 	iolat_iostat_set_fill(&set, &end, sizeof(end), recs, nrec);
-	/* A refresh as iolat-top makes it, -r 100; the second of each kind. */
+	/* A refresh as iolat-top makes it, -r 100, 1 s apart; the second of each kind. */
 	for (pass = 0; pass < 2; pass++) {
 		calls_since();
 		interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+		fx.m.now_ns = 1000000000ULL * (pass + 1);
 		top_model_add_pressure(&fx.m, 100);
 		files = calls_since();
 	}
@@ -3103,6 +3118,7 @@ static void test_refresh_calls(void)
 	for (pass = 0; pass < 3; pass++) {
 		calls_since();
 		interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+		fx.m.now_ns = 1000000000ULL * (pass + 3);
 		top_model_add_pressure(&fx.m, 100);
 		walk[pass] = calls_since();
 	}
@@ -3121,9 +3137,16 @@ static void test_refresh_calls(void)
 	}
 	check(!nrec, "calls: with the walk, the 100 busy cgroups' rows have their records' "
 	      "counters, the others none: %zu rows wrong", nrec);
-	check(fx.m.n == N + 1 && files >= 3 * N && walk[2] == 100 && walk[1] == 100,
-	      "calls: a refresh with the walk makes one call a row shown (%lu), none per "
-	      "cgroup; with the files %lu", walk[2], files);
+	/*
+	 * The walk: a pread a row shown every other second (the kernel's
+	 * averages move every 2 s), and each time the open of /sc's
+	 * io.pressure, which the fake tree lacks.
+	 */
+	check(fx.m.n == N + 1 && files >= 3 * N && walk[0] == 100 && walk[1] == 1 &&
+	      walk[2] == 100,
+	      "calls: a refresh with the walk makes one call a row shown every other second "
+	      "(%lu, %lu, %lu), none per cgroup; with the files %lu", walk[0], walk[1],
+	      walk[2], files);
 	fx.m.iostat = NULL;
 	iolat_iostat_set_free(&set);
 	fixture_free(&fx);
