@@ -97,18 +97,16 @@ int iostat(struct bpf_iter__cgroup *ctx)
 
 	if (!cgrp)
 		return walk_end(seq);
+	visited++;
 	if (!flushed) {
 		/* The top's subtree: every cgroup this walk will see. */
 		cgroup_rstat_flush(cgrp);
 		flushed = 1;
 		top_level = iter_cgroup_level(cgrp);
 		last_q = NULL;
-		visited++;
 		/* The hierarchy's root, when it is the top: see above. */
 		if (top_level == 0)
 			return 0;
-	} else {
-		visited++;
 	}
 	blkcg = iter_cgroup_blkcg(cgrp);
 	if (!blkcg)
@@ -120,8 +118,10 @@ int iostat(struct bpf_iter__cgroup *ctx)
 			bad_layout = 1;
 			return 0;
 		}
-		if (err)
-			break;	/* unlinked and gone under us: as the list's end */
+		if (err) {
+			blkg = NULL;	/* unlinked and gone under us: as the list's end */
+			break;
+		}
 		if (!v.online)
 			continue;
 		dev = walk_queue_dev(v.q);
