@@ -1017,7 +1017,6 @@ int iolat_debug_stats(void)
 	return c == 'Y' || c == '1' ? 1 : c == 'N' || c == '0' ? 0 : -1;
 }
 
-/* io.pressure's text in @buf (changed): "some avg10=1.23 avg60=... total=N", "full ...". */
 /*
  * @line's "@prefix V" (@prefix "some avg10="), V into *@v, as
  * sscanf(@line, @fmt) reads it (@fmt: "@prefix%lf"): true when it did.
@@ -1026,9 +1025,10 @@ int iolat_debug_stats(void)
  * a power of ten, exact, and one division, which rounds as strtod() does
  * (to the double nearest the decimal); anything else to sscanf().
  */
-static bool pressure_avg10(const char *line, const char *prefix, size_t len,
-			   const char *fmt, double *v)
+static bool pressure_avg10(const char *line, const char *prefix, const char *fmt,
+			   double *v)
 {
+	size_t len = strlen(prefix);
 	const char *p = line + len;
 	__u64 n = 0, div = 1;
 	int digits = 0;
@@ -1049,15 +1049,16 @@ static bool pressure_avg10(const char *line, const char *prefix, size_t len,
 	return sscanf(line, fmt, v) == 1;
 }
 
+/* io.pressure's text in @buf (changed): "some avg10=1.23 avg60=... total=N", "full ...". */
 static int pressure_parse(char *buf, double *some, double *full)
 {
 	char *line, *save;
 	int got = 0;
 
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (pressure_avg10(line, "some avg10=", 11, "some avg10=%lf", some))
+		if (pressure_avg10(line, "some avg10=", "some avg10=%lf", some))
 			got |= 1;
-		else if (pressure_avg10(line, "full avg10=", 11, "full avg10=%lf", full))
+		else if (pressure_avg10(line, "full avg10=", "full avg10=%lf", full))
 			got |= 2;
 	}
 	return got == 3 ? 0 : -ENODATA;
