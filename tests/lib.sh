@@ -319,6 +319,27 @@ d_state() {
 	done
 }
 
+# proc_report PID: what PID is doing when it should have ended: its
+# memory (resident, swapped out) and each thread's state, wait channel and
+# kernel stack (empty on the normal kernel: its ORC unwinder gives none
+# for another task there, measured 2026-12-05).
+proc_report() {
+	local t line rest
+	grep -E '^(State|VmRSS|VmSwap):' "/proc/$1/status" 2>/dev/null | tr -s '\t ' ' '
+	for t in /proc/"$1"/task/[0-9]*; do
+		{ read -r line <"$t/stat"; } 2>/dev/null || continue
+		rest=${line##*) }
+		echo "== thread ${t##*/} $(cat "$t/comm" 2>/dev/null): state ${rest%% *}, wchan $(cat "$t/wchan" 2>/dev/null)"
+		cat "$t/stack" 2>/dev/null
+	done
+}
+
+# mem_summary: one line, MemAvailable and swap in use, in MiB.
+mem_summary() {
+	awk '/^MemAvailable:/ { a = $2 } /^SwapTotal:/ { t = $2 } /^SwapFree:/ { f = $2 }
+	     END { printf "MemAvailable %d MiB, swap used %d MiB\n", a / 1024, (t - f) / 1024 }' /proc/meminfo
+}
+
 # no_stuck_tasks: no thread is in D state at each of three looks, 1 s
 # apart; the stacks of those that are, if any.
 no_stuck_tasks() {
