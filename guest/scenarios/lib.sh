@@ -56,12 +56,13 @@ bg_started() {
 
 # tool_stop PID...: SIGINT to all at once (the tools print their summary
 # on it: a bpftrace detaching its probes takes 10 s or more under TCG),
-# then wait for each, 90 s at most.
+# then wait for each, 90 s at most, sending SIGINT again to one that
+# missed it (sigint_wait: bpftrace 0.17 can).
 tool_stop() {
 	local p
 	kill -INT "$@" 2>/dev/null
 	for p in "$@"; do
-		tracer_end 90 "$p" >/dev/null || kill -KILL "$p" 2>/dev/null
+		sigint_wait 90 "$p" >/dev/null || kill -KILL "$p" 2>/dev/null
 	done
 	return 0
 }

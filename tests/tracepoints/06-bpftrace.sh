@@ -64,25 +64,25 @@ EXIT_BOUND=${IOLAT_BPFTRACE_EXIT_BOUND:-240}
 # before the scripts' summaries, so that nothing changes under them (loose
 # stays at depth 1: no window of tight's is left to scale it up) and the
 # six exits (summaries, detaching) do not compete with a swapping hog.
-# One exit took over 60 s under it (2026-12-05, 6.1).
 cg_kill iolat-p || fail "the scenario's tasks did not die"
 note "at SIGINT: $(mem_summary); the scripts' swapped-out KiB:$(for s in $scripts; do
 	printf ' %s' "$(awk '/^VmSwap:/ { print $2 }' "/proc/${PID[$s]}/status" 2>/dev/null)"; done)"
-# All six end within 2 s of SIGINT in the runs that print their exit
-# times (eight on 2026-12-06, the memory note above: no swap in use,
-# 1.4 GiB available).  Twice on 2026-12-05 one took over 60 s, and in
-# one CI run (stop 26) iolat-delay-hist was still running 240 s after
-# SIGINT, with nothing printed after BEGIN's line; the cause is unknown.
-# One deadline for all six; a script still running then has its
-# threads' states and wait channels printed (proc_report), to say where
-# it waits.
+# bpftrace 0.17 can miss a SIGINT (sigint_wait says how, and sends it
+# again): in one CI run (stop 26) iolat-delay-hist was still running
+# 240 s after its one SIGINT, with nothing printed after BEGIN's line.
+# Otherwise all six end within 2 s (eight runs on 2026-12-05, no swap in
+# use at SIGINT).  One deadline for all six; each one's exit time is
+# printed, and a script still running then has its threads' states and
+# wait channels printed (proc_report).
 t_int=$EPOCHREALTIME
-end=$((${t_int%.*} + EXIT_BOUND))
+end=$((SECONDS + EXIT_BOUND))
 for s in $scripts; do kill -INT "${PID[$s]}" 2>/dev/null; done
 for s in $scripts; do
-	tracer_end $((end - $(date +%s))) "${PID[$s]}"
+	sigint_wait $((end - SECONDS)) "${PID[$s]}"
 	rc=$?
-	note "$s ended $(awk -v a="$t_int" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s after SIGINT (exit $rc)"
+	again=
+	[ "$SIGINT_AGAIN" = 0 ] || again=", SIGINT sent again $SIGINT_AGAIN times"
+	note "$s ended $(awk -v a="$t_int" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s after SIGINT (exit $rc$again)"
 	[ $rc = 124 ] && { proc_report "${PID[$s]}"; note "$(mem_summary)"; }
 	[ $rc = 0 ] || { cat /tmp/$s.out; fail "$s exited $rc on SIGINT (124: still running $EXIT_BOUND s after SIGINT)"; }
 done
