@@ -771,37 +771,17 @@ tracer_wait() {
 	done
 }
 
-# tracer_end SECONDS PID: wait for the background tracer PID to end and
-# return its exit status; 124 if it is still running after SECONDS.
+# tracer_end SECONDS PID [again]: wait for the background tracer PID to
+# end and return its exit status; 124 if it is still running after
+# SECONDS.  With "again" (sigint_wait), SIGINT is sent again while PID
+# waits in epoll 5 s after the last one; SIGINT_AGAIN counts those.
 tracer_end() {
-	local end=$(($(date +%s) + $1))
-	while kill -0 "$2" 2>/dev/null; do
-		[ "$(date +%s)" -lt "$end" ] || return 124
-		sleep 0.2
-	done
-	wait "$2"
-}
-
-# sigint_wait SECONDS PID: wait for PID, a tracer already sent SIGINT, to
-# end and return its exit status (124: still running after SECONDS), as
-# tracer_end does, sending SIGINT again while PID waits in epoll 5 s
-# after the last one; SIGINT_AGAIN counts those sent again.  bpftrace
-# 0.17 (Debian 12) leaves its poll loop only when epoll_wait() fails with
-# EINTR, or when an event it prints finds the flag its handler set.  A
-# SIGINT that lands while the loop is elsewhere (reading events, or
-# runnable after a 100 ms timeout, which epoll_wait() returns as 0 before
-# it looks for signals) sets the flag, and a script that prints nothing
-# per event polls on for ever (fixed in 0.19 by bpftrace commit
-# 67d4bd7c7, which tests the flag on every loop).  A person presses Ctrl-C
-# again.  Not sooner than 5 s: a SIGINT in its END's drain would cut the
-# summary short.  Our tools act on any number of them.
-sigint_wait() {
 	local end=$((SECONDS + $1)) again=$((SECONDS + 5))
 	SIGINT_AGAIN=0
 	while kill -0 "$2" 2>/dev/null; do
 		[ $SECONDS -lt $end ] || return 124
 		# (ep_poll is inlined in do_epoll_wait on 6.1: either name)
-		if [ $SECONDS -ge $again ] &&
+		if [ "${3:-}" = again ] && [ $SECONDS -ge $again ] &&
 			[[ $(cat "/proc/$2/wchan" 2>/dev/null) == @(do_epoll_wait|ep_poll) ]]; then
 			kill -INT "$2" 2>/dev/null
 			SIGINT_AGAIN=$((SIGINT_AGAIN + 1))
@@ -811,6 +791,19 @@ sigint_wait() {
 	done
 	wait "$2"
 }
+
+# sigint_wait SECONDS PID: tracer_end for a tracer already sent SIGINT,
+# which it sends again while PID waits in epoll 5 s after the last one.
+# bpftrace 0.17 (Debian 12) leaves its poll loop only when epoll_wait()
+# fails with EINTR, or when an event it prints finds the flag its handler
+# set.  A SIGINT that lands while the loop is elsewhere (reading events,
+# or runnable after a 100 ms timeout, which epoll_wait() returns as 0
+# before it looks for signals) sets the flag, and a script that prints
+# nothing per event polls on for ever (fixed in 0.19 by bpftrace commit
+# 67d4bd7c7, which tests the flag on every loop).  A person presses
+# Ctrl-C again.  Not sooner than 5 s: a SIGINT in its END's drain would
+# cut the summary short.  Our tools act on any number of them.
+sigint_wait() { tracer_end "$1" "$2" again; }
 
 # check_decisions FILE PREFIX WHO: FILE, a tracer's text output of the
 # throttle_start scenario on iolat0 where each event name follows PREFIX
