@@ -25,24 +25,44 @@ void iolat_cgroup_root_set(const char *path)
 	snprintf(cg_root, sizeof(cg_root), "%s", path);
 }
 
-const char *iolat_cgroup_root(void)
+const char *iolat_cgroup2_mount(void)
 {
+	static char dir[PATH_MAX];
 	struct mntent *m;
 	FILE *f;
 
-	if (cg_root[0])
-		return cg_root;
-	snprintf(cg_root, sizeof(cg_root), "/sys/fs/cgroup");
+	if (dir[0])
+		return dir;
 	f = setmntent("/proc/self/mounts", "r");
 	if (!f)
-		return cg_root;
+		return NULL;
 	while ((m = getmntent(f)))
 		if (!strcmp(m->mnt_type, "cgroup2")) {
-			snprintf(cg_root, sizeof(cg_root), "%s", m->mnt_dir);
+			snprintf(dir, sizeof(dir), "%s", m->mnt_dir);
 			break;
 		}
 	endmntent(f);
+	return dir[0] ? dir : NULL;
+}
+
+const char *iolat_cgroup_root(void)
+{
+	if (!cg_root[0])
+		snprintf(cg_root, sizeof(cg_root), "%s",
+			 iolat_cgroup2_mount() ?: "/sys/fs/cgroup");
 	return cg_root;
+}
+
+/* include/linux/proc_ns.h: the initial cgroup namespace's inode */
+#define PROC_CGROUP_INIT_INO 0xEFFFFFFBU
+
+int iolat_cgroupns(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/cgroup", &st))
+		return -1;
+	return st.st_ino != PROC_CGROUP_INIT_INO;
 }
 
 /* Is ROOT@path a directory with id @id? */

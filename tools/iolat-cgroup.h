@@ -79,7 +79,19 @@ struct iolat_cgroups {
 	unsigned long paths_gen;
 };
 
+/*
+ * The cgroup2 mount iolat's paths start at: the first in this process's
+ * mount namespace, /sys/fs/cgroup when there is none.
+ */
 const char *iolat_cgroup_root(void);
+/* That first cgroup2 mount, NULL when there is none. */
+const char *iolat_cgroup2_mount(void);
+/*
+ * 1 inside a cgroup namespace other than the initial one (paths then
+ * start at the namespace's root, not the hierarchy's), 0 in the initial
+ * one, -1 when /proc cannot tell.
+ */
+int iolat_cgroupns(void);
 /* Use @root instead of the cgroup2 mount (tests: a fake tree). */
 void iolat_cgroup_root_set(const char *root);
 /* Walk the whole tree (keeps the pending and unknown ids). */

@@ -472,36 +472,207 @@ const char *iolat_scale_kind_name(int kind)
 	return kind >= 0 && kind < IOLAT_SCALE_NR ? names[kind] : "?";
 }
 
-void iolat_json_str(FILE *f, const char *s)
+/* A hex digit's value, 16 for anything else. */
+static unsigned hexval(char c)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return 16;	/* iolat_esc() writes lower case only: one spelling */
 }
 
-const char *iolat_text_str(char *buf, size_t size, const char *s)
+/*
+ * How many bytes of @s make one UTF-8 character that may be shown as it
+ * is, 0 when its first byte must be escaped: C0 controls, DEL, C1
+ * controls (U+0080-U+009F), the bidirectional and line-breaking format
+ * characters that make a terminal show text out of order, and every byte
+ * of no valid sequence (overlong, surrogate, past U+10FFFF, cut short).
+ */
+static size_t esc_keep(const unsigned char *s)
 {
-	size_t n = 0;
+	unsigned cp, min;
+	size_t n, i;
 
-	for (; *s && n + 5 <= size; s++) {
-		unsigned char c = *s;
+	if (s[0] < 0x80)
+		return s[0] >= 0x20 && s[0] != 0x7f;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f, min = 0x80;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f, min = 0x800;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* the NUL too */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	if (cp <= 0x9f ||			/* C1 */
+	    (cp >= 0x200e && cp <= 0x200f) ||	/* LRM, RLM */
+	    (cp >= 0x2028 && cp <= 0x202e) ||	/* LS, PS, embeddings */
+	    (cp >= 0x2066 && cp <= 0x2069))	/* isolates */
+		return 0;
+	return n;
+}
 
-		if (c < 0x20 || c == 0x7f)
-			n += snprintf(buf + n, size - n, "\\x%02x", c);
-		else
-			buf[n++] = c;
+/*
+ * The escaped text of the character at @s into @out (at most 5 bytes
+ * and a NUL): how many bytes of @s it stands for.
+ */
+static size_t esc_unit(const char *s, char out[6])
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = esc_keep(u);
+
+	if (*s == '\\') {
+		strcpy(out, "\\\\");
+		return 1;
+	}
+	if (n) {
+		memcpy(out, s, n);
+		out[n] = '\0';
+		return n;
+	}
+	out[0] = '\\';
+	out[1] = 'x';
+	out[2] = hex[u[0] >> 4];
+	out[3] = hex[u[0] & 15];
+	out[4] = '\0';
+	return 1;
+}
+
+const char *iolat_esc(char *buf, size_t size, const char *s)
+{
+	size_t n = 0, len;
+	char unit[6];
+
+	if (!size)
+		return buf;
+	while (*s) {
+		s += esc_unit(s, unit);
+		len = strlen(unit);
+		if (n + len >= size)	/* cut between characters, never inside */
+			break;
+		memcpy(buf + n, unit, len);
+		n += len;
 	}
 	buf[n] = '\0';
 	return buf;
+}
+
+int iolat_unesc(char *buf, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; n++) {
+		unsigned hi, lo;
+		char c = *s;
+
+		if (n + 1 >= size)
+			return -ENAMETOOLONG;
+		if (c != '\\') {
+			s++;
+		} else if (s[1] == '\\') {
+			s += 2;
+		} else if (s[1] == 'x' && (hi = hexval(s[2])) < 16 &&
+			   (lo = hexval(s[3])) < 16 && (hi || lo)) {
+			c = hi << 4 | lo;
+			s += 4;
+		} else {
+			return -EINVAL;
+		}
+		buf[n] = c;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
+const char *iolat_shell_quote(char *buf, size_t size, const char *s)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789_./:@%+=,-";
+	bool plain = true;
+	const char *p;
+	char unit[6];
+	size_t n, k;
+
+	if (size < IOLAT_SHELL_LEN(strlen(s))) {
+		snprintf(buf, size, "%s", size ? "''" : "");
+		return NULL;
+	}
+	if (*s && strspn(s, safe) == strlen(s))
+		return strcpy(buf, s);
+	/* '...' holds printable text as it is; $'...' the rest as \xNN. */
+	for (p = s; *p && plain; p += k)
+		plain = (k = esc_keep((const unsigned char *)p)) > 0;
+	n = sprintf(buf, "%s'", plain ? "" : "$");
+	while (*s) {
+		const char *put = unit;
+
+		if (plain) {
+			unit[0] = *s++;
+			unit[1] = '\0';
+			if (unit[0] == '\'')
+				put = "'\\''";
+		} else {
+			s += esc_unit(s, unit);
+			if (unit[0] == '\'')
+				put = "\\'";
+		}
+		n += sprintf(buf + n, "%s", put);
+	}
+	strcpy(buf + n, "'");
+	return buf;
+}
+
+/* @s escaped (iolat_esc()) and then for a "..." of JSON or Prometheus. */
+static void put_quoted(FILE *f, const char *s, bool esc)
+{
+	char unit[6];
+	const char *u;
+
+	while (*s) {
+		if (esc) {
+			s += esc_unit(s, unit);
+		} else {
+			unit[0] = *s++;
+			unit[1] = '\0';
+		}
+		for (u = unit; *u; u++) {
+			unsigned char c = *u;
+
+			if (c == '"' || c == '\\')
+				fprintf(f, "\\%c", c);
+			else if (c < 0x20)
+				fprintf(f, "\\u%04x", c);
+			else
+				fputc(c, f);
+		}
+	}
+}
+
+void iolat_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	put_quoted(f, s, true);
+	fputc('"', f);
+}
+
+void iolat_json_text(FILE *f, const char *s)
+{
+	fputc('"', f);
+	put_quoted(f, s, false);
+	fputc('"', f);
+}
+
+void iolat_prom_label(FILE *f, const char *s)
+{
+	put_quoted(f, s, true);
 }
 
 /* The @len bytes at @s into @buf of @size as snprintf() cuts them; @len. */

@@ -143,7 +143,7 @@ void iolat_check_stdout_at_exit(const char *tool);
  * The JSON schema of both tools' -j records (README.md, "JSON records"):
  * raised when a key is renamed or removed, or its unit or type changes.
  */
-#define IOLAT_JSON_SCHEMA 1
+#define IOLAT_JSON_SCHEMA 2
 /* A record's first keys: {"schema":N,"tool":"@tool","time":@t (@decimals). */
 void iolat_json_begin(FILE *f, const char *tool, double t, int decimals);
 /* The name of an enum iolat_action ("down"), "?" when out of range. */
@@ -151,15 +151,42 @@ const char *iolat_action_name(int action);
 /* enum iolat_scale_by and enum iolat_scale_kind by name, as in JSON. */
 const char *iolat_scale_by_name(int by);
 const char *iolat_scale_kind_name(int kind);
-/* Write @s as a JSON string, quotes included. */
+/*
+ * Names (cgroup paths, task and device names) are whatever whoever made
+ * them chose.  One reversible escape, the same in every output: '\\' as
+ * "\\\\", and as "\\xNN" (lower case) each byte that is a C0 control,
+ * DEL, part of a C1 control (U+0080-U+009F), of a character that reorders
+ * or breaks a terminal's line (U+200E-F, U+2028-E, U+2066-9) or of no
+ * valid UTF-8 sequence.  What is left is printable UTF-8: safe on a
+ * terminal, valid in JSON and in Prometheus labels, and two names never
+ * escape to one, so that iolat-why can give back the real path.
+ *
+ * iolat_esc(): @s escaped into @buf, cut between characters when @size is
+ * short; IOLAT_ESC_LEN(strlen(s)) always holds it.  iolat_unesc(): the
+ * inverse, 0, -EINVAL for text iolat_esc() does not write (a stray
+ * backslash, "\\x00", upper-case hex), -ENAMETOOLONG when @size is short.
+ */
+#define IOLAT_ESC_LEN(n) (4 * (n) + 1)
+const char *iolat_esc(char *buf, size_t size, const char *s);
+int iolat_unesc(char *buf, size_t size, const char *s);
+/*
+ * @s as one word for the shell, in @buf: as it is when it holds only
+ * characters no shell reads, else in '...', or in $'...' with
+ * iolat_esc()'s \\xNN (and \\\\, \\') when it holds a byte a terminal
+ * must not get.  NULL, and '' in @buf, when @size is below
+ * IOLAT_SHELL_LEN(strlen(s)): never a word cut short.
+ */
+#define IOLAT_SHELL_LEN(n) (4 * (n) + 4)
+const char *iolat_shell_quote(char *buf, size_t size, const char *s);
+/* A name, iolat_esc()'d, as a JSON string, quotes included. */
 void iolat_json_str(FILE *f, const char *s);
 /*
- * @s for a terminal, in @buf: control characters as \xNN (whoever may
- * create a cgroup or name a task can put escape sequences in it).  A
- * @size of 4 * strlen(s) + 1 holds all of it; less cuts it short.
+ * The tools' own text (messages, findings, commands that already hold
+ * escaped names) as a JSON string: JSON's escapes alone.
  */
-#define IOLAT_TEXT_LEN(n) (4 * (n) + 1)
-const char *iolat_text_str(char *buf, size_t size, const char *s);
+void iolat_json_text(FILE *f, const char *s);
+/* A name, iolat_esc()'d, as a Prometheus label value (no quotes). */
+void iolat_prom_label(FILE *f, const char *s);
 /*
  * Numbers for text reports, without printf (a row of iolat-top's text
  * cost about 20,000 instructions, most of them printf's floating point).

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "iolat-common.h"
 #include "iolat-json.h"
 
 /* ---- the parser: RFC 8259, whole values, depth-limited ---- */
@@ -338,9 +339,31 @@ static const char *str_of(const struct ij_value *o, const char *key)
 	return v && v->type == IJ_STR ? v->str : NULL;
 }
 
-static void copy_str(char *dst, size_t len, const char *s)
+/* The "schema" of the line being read; 0 when it has none, or a string. */
+static int line_schema;
+
+/*
+ * A name (cgroup, culprit, device) as the model keeps it and the findings
+ * print it: iolat_esc()'d.  From schema 2 on the tools write names so;
+ * earlier recordings hold the bytes themselves.  Either way the line's
+ * text goes back to the bytes and is escaped again, so that a control a
+ * crafted "\u001b" decodes to is escaped as well.  Text that no
+ * iolat_esc() writes, in a schema 2 line, is taken as bytes.
+ */
+static int copy_name(char *dst, size_t len, const char *s)
 {
-	snprintf(dst, len, "%s", s ?: "");
+	char *raw;
+
+	if (!s || line_schema < 2 || !strchr(s, '\\')) {
+		iolat_esc(dst, len, s ?: "");
+		return 0;
+	}
+	raw = malloc(strlen(s) + 1);
+	if (!raw)
+		return -ENOMEM;
+	iolat_esc(dst, len, iolat_unesc(raw, strlen(s) + 1, s) ? s : raw);
+	free(raw);
+	return 0;
 }
 
 static int name_index(const char *s, const char *const *names, int n)
@@ -425,8 +448,9 @@ static int feed_snoop(struct why_model *m, const struct ij_value *o,
 	memset(&e, 0, sizeof(e));
 	e.type = t;
 	e.time = num_or(o, "time", 0);
-	copy_str(e.device, sizeof(e.device), str_of(o, "device"));
-	copy_str(e.cgroup, sizeof(e.cgroup), str_of(o, "cgroup"));
+	if (copy_name(e.device, sizeof(e.device), str_of(o, "device")) ||
+	    copy_name(e.cgroup, sizeof(e.cgroup), str_of(o, "cgroup")))
+		goto oom;
 	e.cgroup_id = u64_of(o, "cgroup_id");
 	switch (e.type) {
 	case WHY_EV_WINDOW:
@@ -455,7 +479,8 @@ static int feed_snoop(struct why_model *m, const struct ij_value *o,
 	case WHY_EV_RESET:
 		e.old = u64_of(o, "old");
 		e.new = u64_of(o, "new");
-		copy_str(e.culprit, sizeof(e.culprit), str_of(o, "culprit"));
+		if (copy_name(e.culprit, sizeof(e.culprit), str_of(o, "culprit")))
+			goto oom;
 		e.culprit_id = u64_of(o, "culprit_id");
 		e.scale_lat_us = u64_of(o, "scale_lat_us");
 		e.idle_ms = u64_of(o, "idle_ms");
@@ -494,11 +519,12 @@ static int feed_snoop(struct why_model *m, const struct ij_value *o,
 	default:
 		break;
 	}
-	if (why_model_event(m, &e)) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (why_model_event(m, &e))
+		goto oom;
 	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
 }
 
 static int feed_top(struct why_model *m, const struct ij_value *o,
@@ -507,27 +533,32 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 	static struct why_row r;
 	const struct ij_value *rows = ij_get(o, "cgroups");
 	double time = num_or(o, "time", 0), secs = num_or(o, "interval_s", 0);
+	const struct ij_value *v;
 	size_t i;
 
 	/* "mode": "iostat": no events behind the rows (absent before it: events) */
 	bool iostat_mode = !strcmp(str_of(o, "mode") ?: "events", "iostat");
 
 	why_model_lost(m, WHY_SRC_TOP, u64_of(o, "lost_events"));
+	v = ij_get(o, "cgroupns");
+	if (v && v->type == IJ_BOOL && m->cgroupns != 1)
+		m->cgroupns = v->b;
 	/* io.stat mode on the controller's functions: which counters they fill */
 	if (iostat_mode && ij_get(o, "functions") &&
 	    ij_get(o, "functions")->type == IJ_OBJ)
 		why_model_functions(m, WHY_SRC_TOP, fn_attached(o, "blkcg_add_delay"),
 				    fn_attached(o, "blkcg_maybe_throttle_current"));
 	for (i = 0; i < rows->n; i++) {
-		const struct ij_value *c = &rows->items[i], *w, *v, *ch, *sk, *dbg;
+		const struct ij_value *c = &rows->items[i], *w, *ch, *sk, *dbg;
 
 		if (c->type != IJ_OBJ)
 			continue;
 		memset(&r, 0, sizeof(r));
 		r.time = time;
 		r.interval_s = secs;
-		copy_str(r.device, sizeof(r.device), str_of(c, "device"));
-		copy_str(r.cgroup, sizeof(r.cgroup), str_of(c, "cgroup"));
+		if (copy_name(r.device, sizeof(r.device), str_of(c, "device")) ||
+		    copy_name(r.cgroup, sizeof(r.cgroup), str_of(c, "cgroup")))
+			goto oom;
 		r.cgroup_id = u64_of(c, "cgroup_id");
 		r.rotational = bool_of(c, "rotational");
 		r.target_us = u64_of(c, "target_us");
@@ -574,7 +605,8 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 		if (ch && ch->type == IJ_OBJ) {
 			r.has_children = true;
 			r.child_cookie = u64_of(ch, "cookie");
-			copy_str(r.culprit, sizeof(r.culprit), str_of(ch, "culprit"));
+			if (copy_name(r.culprit, sizeof(r.culprit), str_of(ch, "culprit")))
+				goto oom;
 			r.culprit_id = u64_of(ch, "culprit_id");
 			r.scale_downs = u64_of(ch, "scale_downs");
 			r.scale_ups = u64_of(ch, "scale_ups");
@@ -582,12 +614,13 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 			r.forgotten = u64_of(ch, "culprits_forgotten");
 			r.resets = u64_of(ch, "resets");
 		}
-		if (why_model_row(m, &r)) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
+		if (why_model_row(m, &r))
+			goto oom;
 	}
 	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
 }
 
 enum ij_line ij_feed_line(struct why_model *m, const char *line, char *err,
@@ -597,6 +630,7 @@ enum ij_line ij_feed_line(struct why_model *m, const char *line, char *err,
 	const struct ij_value *rows;
 	enum ij_line kind = IJ_LINE_BAD;
 	const char *s = line;
+	double schema;
 
 	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
 		s++;
@@ -613,6 +647,8 @@ enum ij_line ij_feed_line(struct why_model *m, const char *line, char *err,
 	 * event.  A "schema" or "version" key is accepted and not checked:
 	 * the keys read are looked up by name, absent ones read as unknown.
 	 */
+	schema = num_or(&v, "schema", 0);
+	line_schema = schema > 0 && schema < 1000 ? (int)schema : 0;
 	rows = ij_get(&v, "cgroups");
 	if (rows && rows->type == IJ_ARR) {
 		if (!feed_top(m, &v, err, errlen))

@@ -200,14 +200,14 @@ static void print_culprit(FILE *f, const struct iolat_event *e,
 void snoop_print_text(FILE *f, const struct iolat_event *e, const char *path,
 		      const char *culprit, double t)
 {
-	static char name[IOLAT_TEXT_LEN(PATH_MAX)], cname[IOLAT_TEXT_LEN(PATH_MAX)];
-	char a[32], b[32], cg[32], comm[IOLAT_TEXT_LEN(IOLAT_COMM_LEN)];
+	static char name[IOLAT_ESC_LEN(PATH_MAX)], cname[IOLAT_ESC_LEN(PATH_MAX)];
+	char a[32], b[32], cg[32], comm[IOLAT_ESC_LEN(IOLAT_COMM_LEN)];
 
 	/* Names are anyone's with a delegated subtree: no raw escapes. */
 	if (path)
-		path = iolat_text_str(name, sizeof(name), path);
+		path = iolat_esc(name, sizeof(name), path);
 	if (culprit)
-		culprit = iolat_text_str(cname, sizeof(cname), culprit);
+		culprit = iolat_esc(cname, sizeof(cname), culprit);
 	if (!path && e->cgroup_id)
 		snprintf(cg, sizeof(cg), "cgroup %llu", (unsigned long long)e->cgroup_id);
 	else if (!path)
@@ -318,7 +318,7 @@ void snoop_print_text(FILE *f, const struct iolat_event *e, const char *path,
 		break;
 	case IOLAT_EV_PAY:
 		fprintf(f, "pid %u (%s) slept %.1fms of %.1fms owed%s%s", e->pid,
-		       iolat_text_str(comm, sizeof(comm), e->comm),
+		       iolat_esc(comm, sizeof(comm), e->comm),
 		       e->pay.slept_ns / 1e6, e->pay.delay_ns / 1e6,
 		       e->pay.capped ? " (capped at 250ms)" : "",
 		       e->pay.memstall ? ", as memory stall" : "");
@@ -329,7 +329,7 @@ void snoop_print_text(FILE *f, const struct iolat_event *e, const char *path,
 		break;
 	case IOLAT_EV_FN_SLEEP:
 		fprintf(f, "pid %u (%s) slept %.1fms in blkcg_maybe_throttle_current",
-			e->pid, iolat_text_str(comm, sizeof(comm), e->comm),
+			e->pid, iolat_esc(comm, sizeof(comm), e->comm),
 			e->fn_sleep.slept_ns / 1e6);
 		break;
 	}
@@ -364,11 +364,11 @@ void snoop_print_mode(FILE *f, bool json, double t, const char *reason,
 	}
 	iolat_json_begin(f, "iolat-snoop", t, 6);
 	fputs(",\"event\":\"mode\",\"mode\":\"functions\",\"mode_reason\":", f);
-	iolat_json_str(f, reason);
+	iolat_json_text(f, reason);
 	fputs(",\"functions\":", f);
 	for (i = 0; i < IOLAT_FN_NR; i++) {
 		fprintf(f, "%c\"%s\":", i ? ',' : '{', iolat_fn_names[i]);
-		iolat_json_str(f, fns->attached[i] ? "attached" :
+		iolat_json_text(f, fns->attached[i] ? "attached" :
 			       fns->why[i][0] ? fns->why[i] : "not attached");
 	}
 	fprintf(f, "},\"logs\":[%s%s%s],\"cannot_see\":[", charge ? "\"charge\"" : "",

@@ -149,6 +149,11 @@ struct top_model {
 	enum top_mode mode;
 	const char *mode_reason;
 	int debug_stats;
+	/*
+	 * Inside a cgroup namespace (1; 0 not, -1 unknown): the paths start
+	 * at its root, and a reader elsewhere must know (iolat_cgroupns()).
+	 */
+	int cgroupns;
 	/* IOSTAT mode: the controller's functions, attached or why not. */
 	struct iolat_fns fns;
 	/*

@@ -148,7 +148,7 @@ static void json_functions(FILE *f, const struct top_model *m)
 	}
 	for (i = 0; i < IOLAT_FN_NR; i++) {
 		fprintf(f, "%c\"%s\":", i ? ',' : '{', iolat_fn_names[i]);
-		iolat_json_str(f, m->fns.attached[i] ? "attached" :
+		iolat_json_text(f, m->fns.attached[i] ? "attached" :
 			       m->fns.why[i][0] ? m->fns.why[i] : "not attached");
 	}
 	fputc('}', f);
@@ -207,11 +207,12 @@ void top_print_json(FILE *f, const struct top_report *rep)
 	/* What the report rests on: the events, or io.stat alone. */
 	fprintf(f, ",\"mode\":\"%s\",\"mode_reason\":", top_mode_names[m->mode]);
 	if (m->mode_reason && *m->mode_reason)
-		iolat_json_str(f, m->mode_reason);
+		iolat_json_text(f, m->mode_reason);
 	else
 		fputs("null", f);
-	fprintf(f, ",\"debug_stats\":%s",
-		m->debug_stats < 0 ? "null" : m->debug_stats ? "true" : "false");
+	fprintf(f, ",\"debug_stats\":%s,\"cgroupns\":%s",
+		m->debug_stats < 0 ? "null" : m->debug_stats ? "true" : "false",
+		m->cgroupns < 0 ? "null" : m->cgroupns ? "true" : "false");
 	json_functions(f, m);
 	fprintf(f, ",\"interval_s\":%.3f,\"lost_events\":", rep->secs);
 	if (has_bpf(m))
@@ -365,10 +366,10 @@ static const char *path_tail(const char *path, int width)
 	return len > width ? path + len - width : path;
 }
 
-/* @s escaped for a terminal (iolat_text_str()), in @buf. */
+/* @s escaped for a terminal (iolat_esc()), in @buf. */
 static const char *text_name(char *buf, const char *s)
 {
-	return iolat_text_str(buf, IOLAT_TEXT_LEN(PATH_MAX), s);
+	return iolat_esc(buf, IOLAT_ESC_LEN(PATH_MAX), s);
 }
 
 /*
@@ -400,7 +401,7 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	__u64 now_ns = rep->now_ns;
 	size_t i, n = m->n < rep->rows ? m->n : rep->rows;
 	char target[16], lat[16], acc[16], depth[16], cookie[16], samp[16];
-	static char name[IOLAT_TEXT_LEN(PATH_MAX)];
+	static char name[IOLAT_ESC_LEN(PATH_MAX)];
 	char culprit_id[32], iops[32], mbps[32], chg[32], paid[32], waits[32];
 	char miss[48], wait_us[32], depth_min[16], limited[16], psi[40], fns[512];
 	/*
@@ -558,19 +559,6 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	}
 	if (rep->batch)
 		fprintf(f, "\n");
-}
-
-/* A label value, escaped as the text exposition format wants. */
-static void prom_label(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(f, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
 }
 
 /*
@@ -745,7 +733,7 @@ static void prom_head(FILE *f, const struct top_model *m)
 		"--no-events; reason: why not the events.\n"
 		"# TYPE iolat_mode_info gauge\niolat_mode_info{mode=\"%s\",reason=\"",
 		top_mode_names[m->mode]);
-	prom_label(f, m->mode_reason ?: "");
+	iolat_prom_label(f, m->mode_reason ?: "");
 	fputs("\"} 1\n", f);
 	if (m->debug_stats >= 0)
 		fprintf(f, "# HELP iolat_debug_stats_enabled blk_cgroup.blkcg_debug_stats as "
@@ -785,12 +773,12 @@ void top_print_prom(FILE *f, const struct top_report *rep)
 				if (seen ? seen[i] : cgroup_seen(m, i))
 					continue;
 				fprintf(f, "%s{cgroup=\"", pm->name);
-				prom_label(f, r->path);
+				iolat_prom_label(f, r->path);
 			} else {
 				fprintf(f, "%s{device=\"", pm->name);
-				prom_label(f, iolat_dev_name(r->dev));
+				iolat_prom_label(f, iolat_dev_name(r->dev));
 				fputs("\",cgroup=\"", f);
-				prom_label(f, r->path);
+				iolat_prom_label(f, r->path);
 			}
 			if (isinf(v))
 				fputs("\"} +Inf\n", f);

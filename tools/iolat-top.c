@@ -417,6 +417,7 @@ static int choose_mode(void)
 	int err;
 
 	model.debug_stats = iolat_debug_stats();
+	model.cgroupns = iolat_cgroupns();
 	if (env.no_events) {
 		snprintf(why, sizeof(why), "--no-events");
 	} else if (!iolat_events_available(why, sizeof(why))) {

@@ -212,7 +212,11 @@ static void span(struct why_model *m, double t)
 
 struct why_model *why_model_new(void)
 {
-	return calloc(1, sizeof(struct why_model));
+	struct why_model *m = calloc(1, sizeof(struct why_model));
+
+	if (m)
+		m->cgroupns = -1;
+	return m;
 }
 
 void why_model_free(struct why_model *m)

@@ -15,7 +15,8 @@
 #include <stdio.h>
 #include <linux/types.h>
 
-#define WHY_NAME_LEN 4096
+/* A cgroup path of PATH_MAX bytes, each escaped (iolat_esc()): \xNN */
+#define WHY_NAME_LEN (4 * 4096 + 1)
 #define WHY_DEV_LEN 64
 #define WHY_DEFAULT_COOKIE 1000000U
 #define WHY_DEPTH_MAX 0xffffffffU
@@ -219,6 +220,11 @@ struct why_model {
 	bool fn_mode[WHY_SRC_NR];
 	bool fn_charges, fn_pays;
 	size_t fn_records;
+	/*
+	 * iolat-top's "cgroupns": 1 when it ran inside a cgroup namespace
+	 * (its paths start at that namespace's root), 0 not, -1 unknown.
+	 */
+	int cgroupns;
 };
 
 struct why_model *why_model_new(void);

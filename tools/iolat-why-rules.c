@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "iolat-common.h"
 #include "iolat-why-rules.h"
 
 const char *const why_rule_names[WHY_RULE_NR] = {
@@ -131,20 +132,75 @@ void why_findings_free(struct why_findings *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* Each name once, a line each: escaped names hold no newline, any comma. */
 static void add_other(struct finding_text *t, const char *path)
 {
-	if (t->others.s && strstr(t->others.s, path)) {
-		/* whole names only */
-		const char *s = t->others.s;
-		size_t len = strlen(path);
+	const char *s = t->others.s;
+	size_t len = strlen(path);
 
-		while ((s = strstr(s, path))) {
-			if ((s == t->others.s || s[-1] == ' ') && (!s[len] || s[len] == ','))
-				return;
-			s++;
-		}
+	while (s && (s = strstr(s, path))) {
+		if ((s == t->others.s || s[-1] == '\n') && (!s[len] || s[len] == '\n'))
+			return;
+		s++;
 	}
-	sb_printf(&t->others, "%s%s", t->others.n ? ", " : "", path);
+	sb_printf(&t->others, "%s%s", t->others.n ? "\n" : "", path);
+}
+
+/* The cgroup2 mount the commands write under; iolat-why.c finds it. */
+static const char *cgroup_mount = "/sys/fs/cgroup";
+
+void why_rules_cgroup_mount(const char *dir)
+{
+	cgroup_mount = dir;
+}
+
+/*
+ * @prefix, the bytes of escaped name @name, @suffix: a file's path,
+ * malloc()ed.  Text iolat_esc() does not write is taken as it is.
+ */
+static char *raw_path(const char *prefix, const char *name, const char *suffix)
+{
+	size_t n = strlen(prefix), len = n + strlen(name) + strlen(suffix) + 1;
+	char *s = malloc(len);
+
+	if (!s)
+		return NULL;
+	strcpy(s, prefix);
+	if (iolat_unesc(s + n, len - n, name))
+		strcpy(s + n, name);
+	strcat(s, suffix);
+	return s;
+}
+
+/* @s as one shell word, malloc()ed (NULL: @s NULL, or out of memory). */
+static char *shell_word(const char *s)
+{
+	char *q = s ? malloc(IOLAT_SHELL_LEN(strlen(s))) : NULL;
+
+	return q ? (char *)iolat_shell_quote(q, IOLAT_SHELL_LEN(strlen(s)), s) : NULL;
+}
+
+/*
+ * A command that writes "MAJ:MIN target=@value" of disk @dev into the
+ * io.latency of @path (both escaped, as the model keeps names), every
+ * argument quoted for the shell: names are anyone's who made them, and
+ * the command is pasted as root.
+ */
+static void target_command(struct finding_text *t, const char *dev, const char *path,
+			   const char *value)
+{
+	char *file = raw_path(cgroup_mount, path, "/io.latency");
+	char *devfile = raw_path("/sys/block/", dev, "/dev");
+	char *qfile = shell_word(file), *qdev = shell_word(devfile);
+
+	if (qfile && qdev)
+		sb_printf(&t->command, "echo \"$(cat %s) target=%s\" > %s", qdev, value, qfile);
+	else
+		t->command.oom = true;
+	free(file);
+	free(devfile);
+	free(qfile);
+	free(qdev);
 }
 
 /* The window log a group's rules read: iolat-snoop's when it has one. */
@@ -258,8 +314,7 @@ static void sibling_text(struct finding_text *t, const struct why_cg *s)
 
 static void remove_target_advice(struct finding_text *t, const struct why_cg *c)
 {
-	sb_printf(&t->command, "echo \"$(cat /sys/block/%s/dev) target=max\" > "
-		  "/sys/fs/cgroup%s/io.latency", c->device, c->path);
+	target_command(t, c->device, c->path, "max");
 }
 
 static int rule_unreachable(struct why_model *m, struct why_cg *c,
@@ -442,8 +497,7 @@ static int rule_no_charge(struct why_model *m, struct why_cg *c,
 	sb_printf(&t.advice, "give %s a loose target (10 ms, say): a root-issued bio charges "
 		  "the group's own target minus its latency, and a group without a target has "
 		  "nothing to charge", c->path);
-	sb_printf(&t.command, "echo \"$(cat /sys/block/%s/dev) target=10000\" > "
-		  "/sys/fs/cgroup%s/io.latency", c->device, c->path);
+	target_command(&t, c->device, c->path, "10000");
 	return add_finding(out, WHY_NO_CHARGE, c, &t);
 }
 
@@ -731,8 +785,7 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 		  "step a second.  When the protected job ends, remove its target (writing a "
 		  "target resets the parent's scaling at once)");
 	if (culprit[0] == '/')
-		sb_printf(&t.command, "echo \"$(cat /sys/block/%s/dev) target=max\" > "
-			  "/sys/fs/cgroup%s/io.latency", p->device, culprit);
+		target_command(&t, p->device, culprit, "max");
 
 	return add_finding(out, WHY_SLOW_RECOVERY, p, &t);
 }
@@ -1034,14 +1087,16 @@ static int rule_target_parse(struct why_model *m, struct why_cg *c,
 		sb_printf(&t.advice, "write the target again, in microseconds, and check that "
 			  "io.latency reads back what was meant");
 	} else if (us < WHY_TARGET_TINY_US) {
+		char v[24];
+
 		sb_printf(&t.summary, "%s's target on %s is %lluus, below what any device "
 			  "completes a bio in: io.latency targets are in microseconds", c->path,
 			  c->device, us);
 		sb_printf(&t.evidence, "target set to %lluus %.1fs into the recording", us,
 			  c->odd_target_t - m->first);
 		sb_printf(&t.advice, "if %llums was meant, write target=%llu", us, us * 1000);
-		sb_printf(&t.command, "echo \"$(cat /sys/block/%s/dev) target=%llu\" > "
-			  "/sys/fs/cgroup%s/io.latency", c->device, us * 1000, c->path);
+		snprintf(v, sizeof(v), "%llu", us * 1000);
+		target_command(&t, c->device, c->path, v);
 	} else {
 		sb_printf(&t.summary, "%s's target on %s is %lluus (%.1fs), longer than the "
 			  "longest window: nothing will ever miss it", c->path, c->device, us,

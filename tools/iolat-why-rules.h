@@ -22,7 +22,7 @@ struct why_finding {
 	enum why_rule rule;
 	char device[WHY_DEV_LEN];
 	char *cgroup;		/* the group the finding is about */
-	char *others;		/* the other groups it names, ", "-separated */
+	char *others;		/* the other groups it names, one a line */
 	char *summary;		/* one sentence */
 	char *evidence;		/* the numbers */
 	char *advice;		/* what to do */
@@ -57,6 +57,12 @@ struct why_findings {
  * use_delay.  0 with events.
  */
 unsigned int why_rules_unchecked(const struct why_model *m);
+
+/*
+ * The cgroup2 mount of the system the commands are for (iolat-why.c finds
+ * it); /sys/fs/cgroup until set.  Recordings hold paths relative to it.
+ */
+void why_rules_cgroup_mount(const char *dir);
 
 /* Run every rule over what was fed: findings in @out, 0 or -ENOMEM. */
 int why_analyse(struct why_model *m, struct why_findings *out);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include "iolat-cgroup.h"
 #include "iolat-common.h"
 #include "iolat-json.h"
 #include "iolat-why-rules.h"
@@ -550,8 +551,16 @@ static void print_text(const struct why_findings *fs, size_t n)
 		if (f->command[0])	/* whole, to be pasted */
 			printf("     # %s\n", f->command);
 		if (f->others[0]) {
+			char *also = malloc(2 * strlen(f->others) + 1), *d = also;
+			const char *o;
+
+			for (o = f->others; also && *o; o++)	/* one a line: ", " */
+				d = *o == '\n' ? stpcpy(d, ", ") : (*d = *o, d + 1);
+			if (also)
+				*d = '\0';
 			printf("   also: ");
-			wrap(f->others, 9, 5);
+			wrap(also ?: f->others, 9, 5);
+			free(also);
 		}
 	}
 }
@@ -560,9 +569,9 @@ static void print_json(const struct why_findings *fs)
 {
 	size_t i, k = 0;
 
-	printf("{\"schema\":1,\"tool\":\"iolat-why\",\"events\":%zu,\"rows\":%zu,\"span_s\":%.3f,"
+	printf("{\"schema\":%d,\"tool\":\"iolat-why\",\"events\":%zu,\"rows\":%zu,\"span_s\":%.3f,"
 	       "\"snoop_lost_events\":%llu,\"top_lost_events\":%llu,",
-	       fs->events, fs->rows, fs->last - fs->first,
+	       IOLAT_JSON_SCHEMA, fs->events, fs->rows, fs->last - fs->first,
 	       (unsigned long long)fs->lost[WHY_SRC_SNOOP],
 	       (unsigned long long)fs->lost[WHY_SRC_TOP]);
 	/* The rules not run on an io.stat-mode recording (no events). */
@@ -579,29 +588,30 @@ static void print_json(const struct why_findings *fs)
 		if (!shown(f))
 			continue;
 		printf("%s{\"rule\":\"%s\",\"device\":", k++ ? "," : "", why_rule_names[f->rule]);
-		iolat_json_str(stdout, f->device);
+		iolat_json_text(stdout, f->device);
 		printf(",\"cgroup\":");
-		iolat_json_str(stdout, f->cgroup);
+		iolat_json_text(stdout, f->cgroup);
 		printf(",\"others\":[");
 		while (*s) {
-			size_t len = strcspn(s, ",");
-			char name[WHY_NAME_LEN];
+			size_t len = strcspn(s, "\n");
+			char *name = strndup(s, len);
 
-			snprintf(name, sizeof(name), "%.*s", (int)len, s);
+			if (!name)
+				break;	/* out of memory: iolat_flush() will not say it */
 			if (s != f->others)
 				printf(",");
-			iolat_json_str(stdout, name);
-			s += len;
-			s += strspn(s, ", ");
+			iolat_json_text(stdout, name);
+			free(name);
+			s += len + !!s[len];
 		}
 		printf("],\"summary\":");
-		iolat_json_str(stdout, f->summary);
+		iolat_json_text(stdout, f->summary);
 		printf(",\"evidence\":");
-		iolat_json_str(stdout, f->evidence);
+		iolat_json_text(stdout, f->evidence);
 		printf(",\"advice\":");
-		iolat_json_str(stdout, f->advice);
+		iolat_json_text(stdout, f->advice);
 		printf(",\"command\":");
-		iolat_json_str(stdout, f->command);
+		iolat_json_text(stdout, f->command);
 		printf("}");
 	}
 	printf("]}\n");
@@ -634,6 +644,16 @@ int main(int argc, char **argv)
 	}
 	if (err)
 		goto out;
+	/* Recordings hold paths below the mount; the commands are for here. */
+	if (iolat_cgroup2_mount())
+		why_rules_cgroup_mount(iolat_cgroup2_mount());
+	else
+		fprintf(stderr, TOOL ": no cgroup2 mount here: the commands write under "
+			"/sys/fs/cgroup\n");
+	if (m->cgroupns == 1)
+		fprintf(stderr, TOOL ": the recording was made inside a cgroup namespace: its "
+			"paths start at that namespace's root, the commands at %s\n",
+			iolat_cgroup_root());
 	if (why_analyse(m, &fs)) {
 		fprintf(stderr, TOOL ": out of memory\n");
 		err = WHY_EXIT_ERROR;

@@ -543,37 +543,85 @@ static void test_state_unknown(void)
 	fixture_free(&fx);
 }
 
-/* Cgroup names with control characters: escaped in text, as in JSON. */
+/*
+ * Is @s valid UTF-8 with no C0 but '\n', no DEL and no C1: what a terminal,
+ * a JSON parser and node_exporter's textfile parser all take.  0, or the
+ * offset of the first bad byte plus one.
+ */
+static size_t bad_text(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s, *p = u;
+
+	while (*p) {
+		int n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
+			(*p & 0xf8) == 0xf0 ? 4 : 0;
+		int i;
+
+		if (!n || (n == 1 && ((*p < 0x20 && *p != '\n') || *p == 0x7f)) ||
+		    (n == 2 && (*p < 0xc2 || (*p == 0xc2 && p[1] < 0xa0))))
+			return p - u + 1;
+		for (i = 1; i < n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				return p - u + 1;
+		p += n;
+	}
+	return 0;
+}
+
+/*
+ * Cgroup names are anyone's with a delegated subtree: control characters,
+ * C1 controls, bytes of no UTF-8 character.  One reversible escape in
+ * text, JSON and Prometheus labels: no raw byte a terminal or a parser
+ * chokes on, and two names that differ in a bad byte stay two.
+ */
 static void test_text_escape(void)
 {
 	struct fixture fx = {};
-	struct iolat_key k[2], pk;
-	struct iolat_group g[2] = { { .depth = 1, .has_depth = 1 } };
+	struct iolat_key k[6], pk;
+	struct iolat_group g[6] = { { .depth = 1, .has_depth = 1 } };
 	struct iolat_parent p = { .cookie = 999990 };
+	static const char *const names[6] = {
+		"/x/\033[2Jevil", "/x/tab\there", "/x/c1\xc2\x85here", "/x/a\xff",
+		"/x/a\xfe", "/x/back\\slash",
+	};
 	struct top_report rep;
-	const char *out, *c;
-	int raw = 0;
+	const char *out;
+	size_t i, bad;
 
-	g[1] = g[0];
 	mkcg("/x");
-	mkcg("/x/\033[2Jevil");
-	mkcg("/x/tab\there");
+	for (i = 0; i < 6; i++) {
+		g[i] = g[0];
+		mkcg(names[i]);
+	}
 	scan(&fx);
-	k[0] = key(&fx, "/x/\033[2Jevil", DEV1);
-	k[1] = key(&fx, "/x/tab\there", DEV1);
+	for (i = 0; i < 6; i++)
+		k[i] = key(&fx, names[i], DEV1);
 	pk = key(&fx, "/x", DEV1);
 	p.culprit_id = k[0].cgroup_id;
-	interval(&fx, k, g, 2, &pk, &p, 1, 1);
+	interval(&fx, k, g, 6, &pk, &p, 1, 1);
 	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
 	out = render(top_print_text, &rep);
-	for (c = out; *c; c++)
-		raw += (unsigned char)*c < 0x20 && *c != '\n';
-	check(!raw, "text: no raw control characters (%d found)", raw);
+	bad = bad_text(out);
+	check(!bad, "text: no raw control, C1 or invalid byte (at %zu: %.40s)", bad,
+	      bad ? out + bad - 1 : "");
 	check(strstr(out, "/x/\\x1b[2Jevil ") && strstr(out, "/x/tab\\x09here ") &&
-	      strstr(out, "scaled for /x/\\x1b[2Jevil,"),
-	      "text: names escaped as \\xNN, the culprit's too");
+	      strstr(out, "scaled for /x/\\x1b[2Jevil,") && strstr(out, "/x/c1\\xc2\\x85here ") &&
+	      strstr(out, "/x/a\\xff ") && strstr(out, "/x/a\\xfe ") &&
+	      strstr(out, "/x/back\\\\slash "),
+	      "text: names escaped as \\xNN, '\\' doubled, the culprit's too: %s", out);
 	out = render(top_print_json, &rep);
-	check(strstr(out, "\"/x/\\u001b[2Jevil\"") != NULL, "json: escaped as \\u001b");
+	bad = bad_text(out);
+	check(!bad, "json: valid UTF-8 (at %zu: %.40s)", bad, bad ? out + bad - 1 : "");
+	check(strstr(out, "\"/x/\\\\x1b[2Jevil\"") && strstr(out, "\"/x/a\\\\xff\"") &&
+	      strstr(out, "\"/x/a\\\\xfe\"") && strstr(out, "\"/x/c1\\\\xc2\\\\x85here\"") &&
+	      strstr(out, "\"/x/back\\\\\\\\slash\""),
+	      "json: the same escaped text, as JSON strings: %s", out);
+	out = render(top_print_prom, &rep);
+	bad = bad_text(out);
+	check(!bad, "prometheus: valid UTF-8 (at %zu: %.40s)", bad, bad ? out + bad - 1 : "");
+	check(strstr(out, "cgroup=\"/x/a\\\\xff\"") && strstr(out, "cgroup=\"/x/a\\\\xfe\"") &&
+	      strstr(out, "cgroup=\"/x/\\\\x1b[2Jevil\""),
+	      "prometheus: the same escaped text as label values, two series");
 	fixture_free(&fx);
 }
 
@@ -641,10 +689,10 @@ static void test_schema_rows(void)
 	out = render(top_print_json, &rep);
 	if (records)
 		fputs(out, records);
-	check(strstr(out, "{\"schema\":1,\"tool\":\"iolat-top\",\"time\":") == out &&
+	check(strstr(out, "{\"schema\":2,\"tool\":\"iolat-top\",\"time\":") == out &&
 	      strstr(out, "\"action\":\"down\"") && !strstr(out, "action_name"),
-	      "json: schema 1, actions as strings: %.100s", out);
-	check(strstr(out, "\"mode\":\"events\",\"mode_reason\":null,\"debug_stats\":false,"
+	      "json: schema 2, actions as strings: %.100s", out);
+	check(strstr(out, "\"mode\":\"events\",\"mode_reason\":null,\"debug_stats\":false,\"cgroupns\":false,"
 		     "\"functions\":null,") != NULL,
 	      "json: events mode: no functions (null): %.200s", out);
 	out = render(top_print_prom, &rep);
@@ -1925,7 +1973,7 @@ static void test_fallback_functions(void)
 		     "WAIT/s WAITus MISSED and culprits unknown (?)\n"),
 	      "fallback functions: the header names the functions, CHG/s PAID/s not unknown:\n%.600s",
 	      text);
-	check(strstr(json, "\"debug_stats\":false,\"functions\":{\"blkcg_add_delay\":\"attached\","
+	check(strstr(json, "\"debug_stats\":false,\"cgroupns\":false,\"functions\":{\"blkcg_add_delay\":\"attached\","
 		     "\"blkcg_maybe_throttle_current\":\"attached\"},\"interval_s\":1.000,"
 		     "\"lost_events\":2,") != NULL,
 	      "fallback functions: JSON functions attached, lost_events counted: %.300s", json);

@@ -231,7 +231,7 @@ static void test_fallback(void)
 	const char *out;
 
 	out = mode(true, &fns, true);
-	check(strstr(out, "{\"schema\":1,\"tool\":\"iolat-snoop\",\"time\":") == out &&
+	check(strstr(out, "{\"schema\":2,\"tool\":\"iolat-snoop\",\"time\":") == out &&
 	      strstr(out, ",\"event\":\"mode\",\"mode\":\"functions\",\"mode_reason\":"
 		     "\"this kernel has no iolatency tracepoints\",\"functions\":{"
 		     "\"blkcg_add_delay\":\"attached\",\"blkcg_maybe_throttle_current\":"

@@ -19,7 +19,7 @@ D=$REPO/tests/host/data
 W=$tmp/iolat-why
 "${CC:-cc}" -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
 	-I"$T" -I"$REPO/bpf" -o "$W" "$T/iolat-why.c" "$T/iolat-why-model.c" "$T/iolat-why-rules.c" \
-	"$T/iolat-json.c" "$T/iolat-common.c" -lbpf -lm 2>&1 ||
+	"$T/iolat-json.c" "$T/iolat-common.c" "$T/iolat-cgroup.c" "$T/iolat-map.c" -lbpf -lm 2>&1 ||
 	fail "iolat-why does not build"
 
 # rules ARGS...: the rules iolat-why -j finds, sorted, on one line in
@@ -147,7 +147,9 @@ expect_text() { # NAME PATTERN: the findings of why-NAME (both) say PATTERN
 }
 expect_text unreachable "missed 197 of 197 windows"
 expect_text unreachable "/iolat-m/batch: depth 1, use_delay up to 13"
-expect_text unreachable 'target=max\\" > /sys/fs/cgroup/iolat-m/tight/io.latency'
+# The command writes under this system's cgroup2 mount, found when run.
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+expect_text unreachable "target=max\\\\\" > ${cg2:-/sys/fs/cgroup}/iolat-m/tight/io.latency"
 expect_text unreachable "at its floor \(999968\)"
 expect_text swap "0ms charged, 0ms paid; writing 18.2 MB/s while delayed"
 expect_text flapping "[0-9]+ scale-downs and [0-9]+ scale-ups"

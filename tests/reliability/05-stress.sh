@@ -180,7 +180,7 @@ note "iolat-top: $(wc -l <$TOP) reports, $seen of the groups shown," \
 
 # (iolatency_enable is a device's, the one event with a null cgroup; a
 # "lost" record, events the ring buffer could not take, has none either)
-jq -c 'select(type == "object" and .schema == 1 and (.event | type) == "string" and
+jq -c 'select(type == "object" and .schema == 2 and (.event | type) == "string" and
 	((.cgroup | type) == "string" or (.event == "enable" and .cgroup == null) or
 	 (.event == "lost" and (.lost_events_new | type) == "number")))' \
 	$SNOOP >/tmp/snoop-ok.json || fail "iolat-snoop's output does not parse as JSON"

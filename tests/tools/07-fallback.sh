@@ -279,12 +279,12 @@ ratio "$(echo "$pf" | jq .delay_paid_ms)" "$(echo "$pe" | jq .delay_paid_ms)" ||
 # iolat-snoop --no-events -a: its mode first, then loose's charges (each
 # the 10 ms target minus a bio's latency) and sleeps, nothing else.
 jqe true </tmp/fb-snoop.json >/dev/null || fail "iolat-snoop --no-events printed invalid JSON"
-head -1 /tmp/fb-snoop.json | jqe '.schema == 1 and .tool == "iolat-snoop" and .event == "mode" and
+head -1 /tmp/fb-snoop.json | jqe '.schema == 2 and .tool == "iolat-snoop" and .event == "mode" and
 	.mode == "functions" and .mode_reason == "--no-events" and .logs == ["charge", "sleep"] and
 	.functions.blkcg_add_delay == "attached" and (.cannot_see | index("window"))' >/dev/null ||
 	fail "iolat-snoop --no-events: first record: $(head -1 /tmp/fb-snoop.json)"
 jq -e -s 'map(select(.event == "charge" and .cgroup == "/iolat-p/loose")) | length > 0 and
-	all(.charge_us >= 0 and .charge_us <= 10000 and .schema == 1) and any(.charge_us > 0)' \
+	all(.charge_us >= 0 and .charge_us <= 10000 and .schema == 2) and any(.charge_us > 0)' \
 	/tmp/fb-snoop.json >/dev/null ||
 	fail "iolat-snoop --no-events: loose's charges wrong or none"
 jq -e -s 'map(select(.event == "sleep" and .cgroup == "/iolat-p/loose")) | length > 0 and

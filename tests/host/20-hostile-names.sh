@@ -1,0 +1,71 @@
+# iolat-why on recordings with hostile cgroup names: whoever holds a
+# delegated subtree names its cgroups, and iolat-why's output is read on a
+# terminal, parsed as JSON and its commands pasted as root.  The names
+# come as the tools wrote them before schema 2 (bytes, controls as
+# \u00NN) and after (escaped text, \xNN).
+. "$(dirname "$0")/lib.sh"
+command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
+command -v jq >/dev/null || skip "no jq"
+tmp=$(mktemp -d) || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT
+T=$REPO/tools
+D=$REPO/tests/host/data
+W=$tmp/iolat-why
+"${CC:-cc}" -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
+	-I"$T" -I"$REPO/bpf" -o "$W" "$T/iolat-why.c" "$T/iolat-why-model.c" "$T/iolat-why-rules.c" \
+	"$T/iolat-json.c" "$T/iolat-common.c" "$T/iolat-cgroup.c" "$T/iolat-map.c" -lbpf -lm 2>&1 ||
+	fail "iolat-why does not build"
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+cg2=${cg2:-/sys/fs/cgroup}
+
+# bad_bytes FILE: lines with a byte no terminal should get raw (C0 but
+# newline, DEL, C1) or of no UTF-8 character.
+bad_bytes() {
+	LC_ALL=C grep -naP '[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$1"
+	iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1 || echo "$1: not UTF-8"
+}
+
+# case NAME SCHEMA JSON_NAME RAW_NAME ESCAPED: why-unreachable's tight
+# group renamed (JSON_NAME as the recording writes it, RAW_NAME its bytes
+# as printf reads them, ESCAPED as iolat-why must print it).
+case_() {
+	local name=$1 schema=$2 json=$3 raw esc=$5 f cmd dir
+	raw=$(printf "$4")
+	for f in snoop top; do
+		sed "s|\"schema\":1,|\"schema\":$schema,|; s|/iolat-m/tight|/iolat-m/$json|g" \
+			"$D/why-unreachable.$f.json" >"$tmp/$name.$f.json"
+	done
+	(cd "$tmp" && "$W" --snoop "$name.snoop.json" --top "$name.top.json" >"$name.txt" 2>"$name.err")
+	[ -z "$(bad_bytes "$tmp/$name.txt")" ] ||
+		fail "$name: text output has raw control or invalid bytes: $(bad_bytes "$tmp/$name.txt" | cat -v | head -3)"
+	grep -qF -- "/iolat-m/$esc" "$tmp/$name.txt" ||
+		fail "$name: text does not name /iolat-m/$esc: $(cat -v "$tmp/$name.txt" | head -5)"
+	(cd "$tmp" && "$W" -j --snoop "$name.snoop.json" --top "$name.top.json" >"$name.json" 2>/dev/null)
+	[ -z "$(bad_bytes "$tmp/$name.json")" ] || fail "$name: JSON output has raw or invalid bytes"
+	jq -e --arg c "/iolat-m/$esc" '[.findings[] | select(.cgroup == $c)] | length > 0' \
+		"$tmp/$name.json" >/dev/null || fail "$name: JSON cgroup is not /iolat-m/$esc"
+	cmd=$(jq -r --arg c "/iolat-m/$esc" '.findings[] | select(.cgroup == $c and .command != "") | .command' \
+		"$tmp/$name.json" | head -1)
+	[ -n "$cmd" ] || fail "$name: no command"
+	case $cmd in *"$cg2/"*) ;; *) fail "$name: the command is not under this system's cgroup2 mount $cg2: $cmd" ;; esac
+	# Pasted as root, against a copy of the tree: it writes the real
+	# path's io.latency, and runs nothing the name holds.
+	dir=$tmp/cg/iolat-m/$raw
+	mkdir -p "$dir" || fail "$name: mkdir"
+	(cd "$tmp" && bash -c "${cmd//"$cg2"/$tmp/cg}" 2>/dev/null)
+	[ -z "$(ls "$tmp" | grep PWN)" ] || fail "$name: pasting the command ran the name: $(ls "$tmp" | grep PWN)"
+	grep -q "target=max" "$dir/io.latency" 2>/dev/null ||
+		fail "$name: the command did not write the real path's io.latency: $cmd"
+	note "$name: text and JSON escaped, the command quoted: $(echo "$cmd" | cut -c1-120)"
+}
+
+# Schema 1: the bytes themselves, JSON's \u escapes for controls.
+case_ s1 1 't`touch PWN1`$(touch PWN2)\\u001b[31m\\u0007\\u0085x'"'"'q' \
+	't`touch PWN1`$(touch PWN2)\033[31m\007\302\205x'"'"'q' \
+	't`touch PWN1`$(touch PWN2)\x1b[31m\x07\xc2\x85x'"'"'q'
+# Schema 2: the tools' escape, bytes of no UTF-8 character among them.
+case_ s2 2 't\\\\xff\\\\x1b$(touch PWN3) \\\\\\\\back' \
+	't\377\033$(touch PWN3) \\back' \
+	't\xff\x1b$(touch PWN3) \\back'
+# Schema 2 with a raw control, as a crafted recording may have: escaped.
+case_ s2raw 2 'raw\\u001b]0;title\\u0007' 'raw\033]0;title\007' 'raw\x1b]0;title\x07'
