@@ -1,8 +1,8 @@
 # tools/iolat-plot on the host: usage and errors with their exit codes,
 # then PNGs from synthetic recordings shaped like 'iolat-top -j' output
-# (tools/iolat-top.c print_json): a non-rotational device alone, and one
-# beside a rotational device.  IOLAT_PLOT_KEEP=DIR keeps them there, to
-# look at.
+# (tools/iolat-top.c print_json): a non-rotational device alone, one
+# beside a rotational device, and names that try to run commands.
+# IOLAT_PLOT_KEEP=DIR keeps them there, to look at.
 . "$(dirname "$0")/lib.sh"
 P=$REPO/tools/iolat-plot
 command -v jq >/dev/null || skip "no jq"
@@ -73,6 +73,9 @@ expect 1 'nothing to plot.*matching' "$P" -c '^/nowhere' -o "$t/x.png" "$t/nonro
 expect 1 'jq not found' env PATH=/nonexistent /bin/bash "$P" "$t/nonrot.json"
 mkdir "$t/bin" && ln -s "$(command -v jq)" "$t/bin/jq"
 expect 1 'gnuplot not found' env PATH="$t/bin" /bin/bash "$P" "$t/nonrot.json"
+printf '#!/bin/sh\necho gnuplot 5.0 patchlevel 5\n' >"$t/bin/gnuplot" && chmod +x "$t/bin/gnuplot"
+expect 1 'gnuplot 5.2 or later needed' env PATH="$t/bin:$PATH" "$P" "$t/nonrot.json"
+rm "$t/bin/gnuplot"
 
 png_ok() {	# FILE: a PNG of the default size
 	[ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] || fail "$1 is not a PNG"
@@ -87,22 +90,45 @@ png_ok "$t/mixed.png"
 png_ok "$t/stdin.png"
 "$P" -c loose -o "$t/loose.png" "$t/nonrot.json" || fail "iolat-plot -c failed"
 png_ok "$t/loose.png"
+# A gnuplot in front of the real one: with SVG set, it first runs the
+# same script with the SVG terminal into SVG, whose text is what the
+# PNG shows (the names are not in the script's text).
+mkdir "$t/gp"
+export REAL_GNUPLOT
+REAL_GNUPLOT=$(command -v gnuplot)
+cat >"$t/gp/gnuplot" <<'EOF'
+#!/bin/bash
+args=("$@") k=0
+[ "$1" = -c ] && k=1
+if [ -n "${SVG:-}" ] && [ -f "${args[k]}" ]; then
+	sed -e 's/^set terminal .*/set terminal svg size 1200,900 noenhanced/' \
+	    -e "s|^set output .*|set output '$SVG'|" "${args[k]}" >"$SVG.gp" || exit
+	args[k]=$SVG.gp
+	"$REAL_GNUPLOT" "${args[@]}" || exit
+fi
+exec "$REAL_GNUPLOT" "$@"
+EOF
+chmod +x "$t/gp/gnuplot"
+svgtext() {	# SVG: its texts, one a line
+	sed -nE 's/.*<text>(.*)<\/text>.*/\1/p' "$1" | sed 's/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g'
+}
 
 # The gnuplot script (-g): target marks where target_us changed, an IOPS
 # panel, and the legend above the panels, not beside them.
-"$P" -g "$t/targets.gp" -o "$t/targets.png" "$t/targets.json" >/dev/null ||
+SVG=$t/targets.svg PATH=$t/gp:$PATH "$P" -g "$t/targets.gp" -o "$t/targets.png" "$t/targets.json" >/dev/null ||
 	fail "iolat-plot failed on the target changes"
 png_ok "$t/targets.png"
 gp=$t/targets.gp
 marks=$(grep -c '^set arrow .* nohead' "$gp")
 [ "$marks" = 3 ] || fail "want 3 target marks (set at 5 s, changed at 15 s, removed at 30 s), got $marks"
 # (Report i is at i s, give or take its random milliseconds.)
-for want in '/iolat-p/tight target 1000us" at first (4|5)[.]' \
-	    '/iolat-p/tight target 2000us" at first (14|15)[.]' \
-	    '/iolat-p/tight target removed" at first (29|30)[.]'; do
-	grep -Eq "^set label 10[1-3] \".*$want" "$gp" || fail "no mark labelled /$want/ in the script"
+for want in '101 from first (4|5)[.]' '102 from first (14|15)[.]' '103 from first (29|30)[.]'; do
+	grep -Eq "^set arrow $want" "$gp" || fail "no mark /$want/ in the script"
 done
-note "target marks: $(grep '^set label 10' "$gp" | cut -d'"' -f2 | paste -sd, -)"
+labels=$(svgtext "$t/targets.svg" | grep ' target [0-9r]' | paste -sd, -)
+[ "$labels" = '/iolat-p/tight target 1000us,/iolat-p/tight target 2000us,/iolat-p/tight target removed' ] ||
+	fail "the marks are labelled '$labels'"
+note "target marks: $labels"
 grep -q "^set title 'IOPS" "$gp" && grep -q 'using 1:8 with lines' "$gp" ||
 	fail "no IOPS panel in the script"
 grep -q '^set multiplot layout 4,1' "$gp" || fail "not four panels"
@@ -110,9 +136,59 @@ right=$(sed -nE 's/^set multiplot .* margins [0-9.]+,([0-9.]+),.*/\1/p' "$gp")
 awk -v r="$right" 'BEGIN { exit !(r >= 0.9) }' ||
 	fail "the panels end at $right of the width: the legend takes the rest"
 grep -q '^set key at screen 0.5, screen .* horizontal' "$gp" || fail "the legend is not one row above the panels"
-[ "$(grep -c 'title "/iolat-p/tight"' "$gp")" = 1 ] || fail "tight named more than once in the legends"
+[ "$(svgtext "$t/targets.svg" | grep -cx /iolat-p/tight)" = 1 ] || fail "tight not named once in the legend"
 "$P" -g "$t/nonrot.gp" -o "$t/nonrot2.png" "$t/nonrot.json" >/dev/null || fail "iolat-plot -g failed"
 [ "$(grep -c '^set arrow' "$t/nonrot.gp")" = 0 ] || fail "target marks where no target changed"
 note "IOPS panel, 4 panels, panels to $right of the width, legend above"
+
+# Strings from the recording never reach gnuplot's command language:
+# gnuplot runs backquoted text even inside double quotes.  Cgroup and
+# device names (JSON escapes included), a target that is a string and
+# the recording's own file name each try to run a command; every name
+# must still be drawn, recognisably.
+hostile() {
+	local i n tgt dev="vd\`touch pwned-dev\`"
+	local long=/h/$(printf 'L%.0s' $(seq 3000))-tail
+	local names=("/h/\`touch pwned-bq\`" "/h/\$(touch pwned-dollar)"
+		'/h/@GPVAL_TERM @ARG1 %s%n%d;x'
+		'/h/new\nline\ttab\r\u0000nul\u001besc'
+		"/h/q\\\"uote\\\" . system(\\\"touch pwned-sys\\\") . \\\""
+		'/h/back\\' "$long" $'/h/bad\xff\xfeutf')
+	for i in $(seq 0 9); do
+		printf '{"schema":1,"tool":"iolat-top","time":%s.000,"interval_s":1.000,"lost_events":0,"cgroups":[' $((1764763200 + i))
+		tgt=1000
+		[ "$i" -ge 5 ] && tgt=2000
+		for n in "${!names[@]}"; do
+			row iolat0 false "${names[n]}" $((100 + n)) "$tgt" null 4 0 0.000 0.000
+			printf ,
+		done
+		[ "$i" = 7 ] && tgt="\"\`touch pwned-target\`\""
+		row "$dev" true /h/dev 99 "$tgt" null 2 1 3.000 1.000
+		printf ']}\n'
+	done
+}
+hostile >"$t/rec\`touch pwned-fname\`.json"
+jq -e . "$t/rec\`touch pwned-fname\`.json" >/dev/null || fail "the hostile recording is not JSON"
+(cd "$t" && SVG=$t/hostile.svg PATH=$t/gp:$PATH "$P" -g hostile.gp "rec\`touch pwned-fname\`.json") >"$t/out" 2>&1
+rc=$?
+pwned=$(cd "$t" && ls -d pwned* 2>/dev/null | paste -sd' ' -)
+[ -z "$pwned" ] || fail "plotting the hostile recording ran commands: created $pwned"
+[ "$rc" = 0 ] || fail "iolat-plot failed on the hostile recording: $(cat "$t/out")"
+png_ok "$t/rec\`touch pwned-fname\`.png"
+! grep -n 'pwned\|/h/' "$t/hostile.gp" || fail "names in the script's text"
+# What the legend, the marks and the title show.
+svgtext "$t/hostile.svg" >"$t/labels"
+for want in "iolat0:/h/\`touch pwned-bq\`" "iolat0:/h/\$(touch pwned-dollar)" \
+	    'iolat0:/h/@GPVAL_TERM @ARG1 %s%n%d;x' \
+	    'iolat0:/h/new\x0aline\x09tab\x0d\x00nul\x1besc' \
+	    "iolat0:/h/q\"uote\" . system(\"touch pwned-sys\") . \"" 'iolat0:/h/back\' \
+	    "vd\`touch pwned-dev\`:/h/dev" "rec\`touch pwned-fname\`.json, 10 reports" \
+	    "iolat0:/h/back\\ target 2000us"; do
+	grep -qF -- "$want" "$t/labels" ||
+		fail "nothing drawn shows '$want'; drawn: $(grep -F /h/ "$t/labels" | cut -c1-80 | paste -sd'|' -)"
+done
+grep -qE 'iolat0:/h/bad.*utf$' "$t/labels" || fail "the name with bytes that are not UTF-8 is not drawn"
+grep -qxE '[.]{3}L{72}-tail' "$t/labels" || fail "the long name is not drawn as ... and its last 77 characters"
+note "hostile names drawn, nothing run: $(grep -c /h/ "$t/labels") labels"
 [ -n "${IOLAT_PLOT_KEEP:-}" ] && cp "$t"/*.png "$t"/*.json "$IOLAT_PLOT_KEEP"/
 note "PNGs: $(ls "$t"/*.png | wc -l)"
