@@ -238,6 +238,28 @@ void why_model_free(struct why_model *m)
 	free(m);
 }
 
+void why_model_only_device(struct why_model *m, const char *dev)
+{
+	snprintf(m->only_dev, sizeof(m->only_dev), "%s", dev);
+}
+
+/* Whether a record of @dev is fed; the first names of the others noted. */
+static bool device_kept(struct why_model *m, const char *dev)
+{
+	size_t i;
+
+	if (!m->only_dev[0] || !strcmp(dev, m->only_dev))
+		return true;
+	for (i = 0; i < m->n_other_devs; i++)
+		if (!strcmp(m->other_devs[i], dev))
+			return false;
+	if (m->n_other_devs < WHY_OTHER_DEVS)
+		snprintf(m->other_devs[m->n_other_devs++], WHY_DEV_LEN, "%s", dev);
+	else
+		m->more_other_devs = true;
+	return false;
+}
+
 void why_model_functions(struct why_model *m, enum why_source src, bool charges,
 			 bool pays)
 {
@@ -309,6 +331,8 @@ int why_model_event(struct why_model *m, const struct why_event *e)
 	struct why_cg *c, *p;
 	struct why_scale s;
 
+	if (!device_kept(m, e->device))
+		return 0;
 	m->events++;
 	m->fn_records += e->type == WHY_EV_FN_CHARGE || e->type == WHY_EV_FN_SLEEP;
 	span(m, e->time);
@@ -424,6 +448,8 @@ int why_model_row(struct why_model *m, const struct why_row *r)
 {
 	struct why_cg *c;
 
+	if (!device_kept(m, r->device))
+		return 0;
 	m->rows++;
 	span(m, r->time);
 	c = cg_get(m, r->device, r->cgroup, r->time);

@@ -18,6 +18,7 @@
 /* A cgroup path of PATH_MAX bytes, each escaped (iolat_esc()): \xNN */
 #define WHY_NAME_LEN (4 * 4096 + 1)
 #define WHY_DEV_LEN 64
+#define WHY_OTHER_DEVS 8
 #define WHY_DEFAULT_COOKIE 1000000U
 #define WHY_DEPTH_MAX 0xffffffffU
 /*
@@ -225,10 +226,22 @@ struct why_model {
 	 * (its paths start at that namespace's root), 0 not, -1 unknown.
 	 */
 	int cgroupns;
+	/*
+	 * One device's records only, by its name as recorded ("": all):
+	 * the others are left out before they count, so that what is said
+	 * of the run (events, rows, span) is that device's.  The names
+	 * left out, a few, for saying what the recordings do hold.
+	 */
+	char only_dev[WHY_DEV_LEN];
+	char other_devs[WHY_OTHER_DEVS][WHY_DEV_LEN];
+	size_t n_other_devs;
+	bool more_other_devs;
 };
 
 struct why_model *why_model_new(void);
 void why_model_free(struct why_model *m);
+/* Before anything is fed: keep only @dev's records (its recorded name). */
+void why_model_only_device(struct why_model *m, const char *dev);
 /* Feed it, in time order per source; 0 or -ENOMEM. */
 int why_model_event(struct why_model *m, const struct why_event *e);
 int why_model_row(struct why_model *m, const struct why_row *r);

@@ -47,8 +47,8 @@ const char *argp_program_bug_address = "the iolat issue tracker";
 static const char doc[] =
 "Say why io.latency's throttling misbehaves, with the evidence and the fix.\n"
 "\n"
-"USAGE: " TOOL " [-j] [--device DEV] --snoop FILE [--top FILE]\n"
-"       " TOOL " [-j] [--device DEV] [--no-events] -d SECONDS\n"
+"USAGE: " TOOL " [-j] [-d DEV] --snoop FILE [--top FILE]\n"
+"       " TOOL " [-j] [-d DEV] [--no-events] -D SECONDS\n"
 "\n"
 "It reads the decisions iolat-snoop -a -j prints (windows, scale events,\n"
 "depth and delay changes) and the intervals iolat-top -j prints (depth,\n"
@@ -87,20 +87,21 @@ TOOL "'s binary, else in $PATH; that needs root).  Either file may be\n"
 "cannot be written, a child tool failed).\n"
 "\n"
 "EXAMPLES:\n"
-"    " TOOL " -d 30                       # watch for 30 s, then conclude\n"
+"    " TOOL " -D 30                       # watch for 30 s, then conclude\n"
+"    " TOOL " -d nullb0 --top t.json      # one disk of a recording\n"
 "    " TOOL " --snoop s.json --top t.json  # from recordings:\n"
 "        iolat-snoop -a -j >s.json & iolat-top -j 1 >t.json\n"
 "    " TOOL " -j --top scenario.json | jq '.findings[].rule'\n";
 
-enum { OPT_SNOOP = 256, OPT_TOP, OPT_DEVICE, OPT_NO_EVENTS };
+enum { OPT_SNOOP = 256, OPT_TOP, OPT_NO_EVENTS };
 
 static const struct argp_option opts[] = {
 	{ "snoop", OPT_SNOOP, "FILE", 0, "iolat-snoop -j output ('-': stdin)", 0 },
 	{ "top", OPT_TOP, "FILE", 0, "iolat-top -j output ('-': stdin)", 0 },
-	{ "duration", 'd', "SECONDS", 0, "Run iolat-snoop and iolat-top for SECONDS", 0 },
-	{ "device", OPT_DEVICE, "DEV", 0, "Only this device (nullb0; live: also MAJ:MIN)", 0 },
+	{ "duration", 'D', "SECONDS", 0, "Run iolat-snoop and iolat-top for SECONDS", 0 },
+	{ "device", 'd', "DEV", 0, "Only this disk, as recorded (nullb0 or /dev/nullb0); with -D also MAJ:MIN", 0 },
 	{ "json", 'j', NULL, 0, "The findings as one JSON object", 0 },
-	{ "no-events", OPT_NO_EVENTS, NULL, 0, "With -d: run both tools with --no-events, as on a kernel without the series", 0 },
+	{ "no-events", OPT_NO_EVENTS, NULL, 0, "With -D: run both tools with --no-events, as on a kernel without the series", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
 };
@@ -114,10 +115,22 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_TOP:
 		env.top_file = arg;
 		break;
-	case OPT_DEVICE:
+	case 'd':
+		/*
+		 * -d was the duration before it was the device, as in
+		 * iolat-top and iolat-snoop.  No driver names a disk with
+		 * digits and a point alone, so a number is still read as one.
+		 */
+		if (!arg[strspn(arg, "0123456789.")] && strpbrk(arg, "0123456789")) {
+			fprintf(stderr, TOOL ": '-d %s' read as '-D %s': the duration is "
+				"-D/--duration now, -d/--device the disk\n", arg, arg);
+			if (iolat_parse_interval(TOOL, arg, &env.duration))
+				argp_usage(state);
+			break;
+		}
 		env.dev = strncmp(arg, "/dev/", 5) ? arg : arg + 5;
 		break;
-	case 'd':
+	case 'D':
 		if (iolat_parse_interval(TOOL, arg, &env.duration))
 			argp_usage(state);
 		break;
@@ -136,15 +149,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_END:
 		if (!env.snoop_file && !env.top_file && !env.duration) {
-			fprintf(stderr, TOOL ": give recordings (--snoop, --top) or a duration (-d)\n");
+			fprintf(stderr, TOOL ": give recordings (--snoop, --top) or a duration (-D)\n");
 			argp_usage(state);
 		}
 		if ((env.snoop_file || env.top_file) && env.duration) {
-			fprintf(stderr, TOOL ": -d runs the tools live: not with --snoop or --top\n");
+			fprintf(stderr, TOOL ": -D runs the tools live: not with --snoop or --top\n");
 			argp_usage(state);
 		}
 		if (env.no_events && !env.duration) {
-			fprintf(stderr, TOOL ": --no-events is for the tools run live (-d)\n");
+			fprintf(stderr, TOOL ": --no-events is for the tools run live (-D)\n");
 			argp_usage(state);
 		}
 		if (env.snoop_file && env.top_file && !strcmp(env.snoop_file, "-") &&
@@ -274,6 +287,24 @@ static int read_file(struct why_model *m, const char *file)
 		close(src.fd);
 	free(src.buf);
 	return err;
+}
+
+/*
+ * -d names a device the recordings have nothing of: a typo, or a MAJ:MIN
+ * where they name the disk.  Said, with the names they have, rather than
+ * "no finding", which would read as a healthy device.
+ */
+static int no_device(const struct why_model *m)
+{
+	size_t i;
+
+	fprintf(stderr, TOOL ": no record of device %s in the recordings (they name ",
+		env.dev);
+	for (i = 0; i < m->n_other_devs; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", m->other_devs[i]);
+	fprintf(stderr, "%s)\n", !m->n_other_devs ? "no device" :
+		m->more_other_devs ? ", ..." : "");
+	return WHY_EXIT_INPUT;
 }
 
 /* ---- live: iolat-snoop and iolat-top as children ---- */
@@ -467,11 +498,6 @@ static void wrap(const char *text, int col, int indent)
 	printf("\n");
 }
 
-static bool shown(const struct why_finding *f)
-{
-	return !env.dev || !strcmp(f->device, env.dev);
-}
-
 /*
  * Lost events: a scale event or window the rules never saw can hide a
  * finding or make one (a scale-down without its cookie event reads as
@@ -521,9 +547,9 @@ static void print_unchecked(const struct why_findings *fs)
 	wrap(text, 0, 3);
 }
 
-static void print_text(const struct why_findings *fs, size_t n)
+static void print_text(const struct why_findings *fs)
 {
-	size_t i, k = 0;
+	size_t i, n = fs->n;
 
 	if (!n) {
 		printf(TOOL ": no finding in %zu iolat-snoop events and %zu iolat-top rows "
@@ -540,9 +566,7 @@ static void print_text(const struct why_findings *fs, size_t n)
 	for (i = 0; i < fs->n; i++) {
 		const struct why_finding *f = &fs->v[i];
 
-		if (!shown(f))
-			continue;
-		printf("\n%zu. %s: %s %s\n   ", ++k, why_rule_names[f->rule], f->device, f->cgroup);
+		printf("\n%zu. %s: %s %s\n   ", i + 1, why_rule_names[f->rule], f->device, f->cgroup);
 		wrap(f->summary, 3, 3);
 		printf("   evidence: ");
 		wrap(f->evidence, 13, 5);
@@ -585,8 +609,6 @@ static void print_json(const struct why_findings *fs)
 		const struct why_finding *f = &fs->v[i];
 		const char *s = f->others;
 
-		if (!shown(f))
-			continue;
 		printf("%s{\"rule\":\"%s\",\"device\":", k++ ? "," : "", why_rule_names[f->rule]);
 		iolat_json_text(stdout, f->device);
 		printf(",\"cgroup\":");
@@ -622,7 +644,6 @@ int main(int argc, char **argv)
 	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
 	struct why_findings fs = {};
 	struct why_model *m;
-	size_t i, n = 0;
 	int err;
 
 	signal(SIGPIPE, SIG_IGN);	/* a closed reader is EPIPE, said by iolat_flush() */
@@ -636,11 +657,16 @@ int main(int argc, char **argv)
 		return WHY_EXIT_ERROR;
 	}
 	if (env.duration) {
+		/* The tools keep the device's records: they resolve MAJ:MIN. */
 		err = run_live(m);
 	} else {
+		if (env.dev)
+			why_model_only_device(m, env.dev);
 		err = env.snoop_file ? read_file(m, env.snoop_file) : 0;
 		if (!err && env.top_file)
 			err = read_file(m, env.top_file);
+		if (!err && env.dev && !m->events && !m->rows)
+			err = no_device(m);
 	}
 	if (err)
 		goto out;
@@ -659,18 +685,16 @@ int main(int argc, char **argv)
 		err = WHY_EXIT_ERROR;
 		goto out;
 	}
-	for (i = 0; i < fs.n; i++)
-		n += shown(&fs.v[i]);
 	if (env.json)
 		print_json(&fs);
 	else
-		print_text(&fs, n);
+		print_text(&fs);
 	err = iolat_flush(TOOL, stdout);
 	/* A reader that went away had what it wanted: the status still says. */
 	if (err && err != -EPIPE)
 		err = WHY_EXIT_ERROR;
 	else
-		err = n ? WHY_EXIT_FOUND : WHY_EXIT_NONE;
+		err = fs.n ? WHY_EXIT_FOUND : WHY_EXIT_NONE;
 out:
 	why_findings_free(&fs);
 	why_model_free(m);

@@ -11,9 +11,9 @@ if bpftool btf dump file /sys/kernel/btf/vmlinux format raw | grep -q "btf_trace
 fi
 expect 3 "no iolatency tracepoints.*patches/" "$T/iolat-top" 1 1
 expect 3 "no iolatency tracepoints.*patches/" "$T/iolat-snoop" 1
-# iolat-why -d runs the two as its children: their "cannot trace" is its own.
+# iolat-why -D runs the two as its children: their "cannot trace" is its own.
 if [ -x "$T/iolat-why" ]; then
-	expect 3 "no iolatency tracepoints.*patches/" "$T/iolat-why" -d 1
+	expect 3 "no iolatency tracepoints.*patches/" "$T/iolat-why" -D 1
 else
 	note "$T/iolat-why not built: its live check skipped"
 fi

@@ -56,9 +56,9 @@ exec_start=$(sed -n 's/^ExecStart=//p' "$p/lib/systemd/system/iolat-exporter.ser
 "$p/sbin/iolat-top" --help | grep -q -- '--prometheus=FILE' || fail "the installed iolat-top --help"
 "$p/sbin/iolat-snoop" --help | grep -q -- '--all' || fail "the installed iolat-snoop --help"
 "$p/sbin/iolat-why" --help | grep -q -- '--snoop=FILE' || fail "the installed iolat-why --help"
-# iolat-why -d runs the iolat-snoop installed beside it, not one in $PATH:
+# iolat-why -D runs the iolat-snoop installed beside it, not one in $PATH:
 # on the host's kernel that one says it cannot trace (status 3).
-PATH=/usr/bin:/bin expect 3 "no iolatency tracepoints" "$p/sbin/iolat-why" -d 1
+PATH=/usr/bin:/bin expect 3 "no iolatency tracepoints" "$p/sbin/iolat-why" -D 1
 "$p/bin/iolat-plot" --help | grep -q '^usage: iolat-plot' || fail "the installed iolat-plot --help"
 if command -v man >/dev/null; then
 	for page in iolat-top.8 iolat-snoop.8 iolat-why.8 iolat-plot.1; do

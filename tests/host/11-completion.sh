@@ -43,9 +43,11 @@ got=$(comp "$T/iolat-snoop" --device = "")
 [ "$got" = "$(ls /sys/block | sort)" ] || fail "iolat-snoop --device=<TAB>: $got, want /sys/block's"
 got=$(comp "$T/iolat-why" --device = "")
 [ "$got" = "$(ls /sys/block | sort)" ] || fail "iolat-why --device=<TAB>: $got, want /sys/block's"
+got=$(comp "$T/iolat-why" -d "")
+[ "$got" = "$(ls /sys/block | sort)" ] || fail "iolat-why -d <TAB>: $got, want /sys/block's"
 got=$(comp "$T/iolat-why" --snoop = "$REPO/tools/Makef")
 [ "$got" = "$REPO/tools/Makefile" ] || fail "iolat-why --snoop=<TAB>: $got"
-[ -z "$(comp "$T/iolat-why" -d "")" ] || fail "iolat-why -d <TAB> offered something"
+[ -z "$(comp "$T/iolat-why" -D "")" ] || fail "iolat-why -D <TAB> offered something"
 [ -z "$(comp "$T/iolat-top" -c "")" ] || fail "iolat-top -c <TAB> offered something"
 got=$(comp "$REPO/tools/iolat-plot" -o "$REPO/tools/Makef")
 [ "$got" = "$REPO/tools/Makefile" ] || fail "iolat-plot -o <TAB>: $got"

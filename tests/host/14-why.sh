@@ -9,7 +9,8 @@
 #    recordings stays tested.
 # Each misbehaving case must give exactly its findings, the healthy
 # protected run none at all; then lost events, bad input, bad usage and a
-# full stdout, with their exit statuses.
+# full stdout, with their exit statuses; -d one device of two; the live
+# mode (-D) on fake tools.
 . "$(dirname "$0")/lib.sh"
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
 tmp=$(mktemp -d) || fail "mktemp"
@@ -270,7 +271,7 @@ expect 3 "has no iolat-snoop -j or iolat-top -j records" "$W" --snoop "$tmp/empt
 expect 3 "cannot open .*nonexistent" "$W" --snoop "$tmp/nonexistent"
 expect 3 "cut short" "$W" --snoop "$tmp/bad.json"
 expect 2 "give recordings" "$W"
-expect 2 "not with --snoop" "$W" -d 5 --snoop "$tmp/empty.json"
+expect 2 "not with --snoop" "$W" -D 5 --snoop "$tmp/empty.json"
 expect 2 "unrecognized positional" "$W" --snoop x y
 expect 4 "cannot write the output" sh -c "exec '$W' --snoop '$D/why-target.snoop.json' >/dev/full"
 "$W" --help >"$tmp/help" || fail "--help exited $?"
@@ -280,14 +281,47 @@ for r in unreachable_target ten_percent_rule no_charge_without_target flapping \
 	grep -q "$r" "$tmp/help" || fail "--help does not mention $r"
 done
 note "--help names every finding and the exit statuses"
-# stdin, and --device keeping one device's findings
 "$W" --snoop - <"$D/why-target.snoop.json" >/dev/null; rc=$?
 [ "$rc" = 1 ] || fail "--snoop - (stdin): status $rc, want 1"
-rules --device /dev/nullb9 --snoop "$D/why-target.snoop.json"
-[ -z "$got" ] && [ "$rc" = 0 ] || fail "--device nullb9 kept '$got' (status $rc)"
-note "stdin read; --device filters the findings"
+note "stdin read"
 
-# Live (-d): the same path with iolat-snoop and iolat-top as children,
+# -d/--device DEV, as iolat-top's and iolat-snoop's: one device of a
+# recording of two (why-tail's on nullb0 and why-unreachable's on nullb1,
+# merged in time order as one iolat-top prints both).  Its findings and
+# only what was recorded of it: the rows counted are its own.
+sed 's/"device":"iolat0"/"device":"nullb0"/g' "$D/why-tail.top.json" >"$tmp/nullb0.top.json"
+sed 's/"device":"iolat0"/"device":"nullb1"/g' "$D/why-unreachable.top.json" >"$tmp/nullb1.top.json"
+cat "$tmp/nullb0.top.json" "$tmp/nullb1.top.json" |
+	awk '{ match($0, /"time":[0-9.]+/); print substr($0, RSTART + 7, RLENGTH - 7) "\t" $0 }' |
+	sort -s -n -k1,1 | cut -f2- >"$tmp/two.top.json"
+devices() { grep -o '"device":"[^"]*"' "$tmp/json" | cut -d'"' -f4 | sort -u | tr '\n' ' ' | sed 's/ $//'; }
+rows() { grep -o '"rows":[0-9]*' "$tmp/json"; }
+rules --top "$tmp/two.top.json"
+[ "$got" = "ten_percent_rule unreachable_target" ] && [ "$(devices)" = "nullb0 nullb1" ] ||
+	fail "two devices: found '$got' on '$(devices)' ($(cat "$tmp/err"))"
+rules --top "$tmp/nullb0.top.json"
+alone=$(rows)
+rules -d nullb0 --top "$tmp/two.top.json"
+[ "$got" = ten_percent_rule ] && [ "$(devices)" = nullb0 ] && [ "$rc" = 1 ] ||
+	fail "-d nullb0: found '$got' on '$(devices)', status $rc ($(cat "$tmp/err"))"
+[ "$(rows)" = "$alone" ] || fail "-d nullb0 analysed $(rows), nullb0's recording alone has $alone"
+note "-d nullb0 of two devices: $got on $(devices), $(rows) as its recording alone"
+rules --device /dev/nullb1 --top "$tmp/two.top.json"
+[ "$got" = unreachable_target ] && [ "$(devices)" = nullb1 ] ||
+	fail "--device /dev/nullb1: found '$got' on '$(devices)' ($(cat "$tmp/err"))"
+note "--device /dev/nullb1: $got on $(devices)"
+# A device gone when the tool named it is recorded as MAJ:MIN.
+sed 's/"device":"iolat0"/"device":"259:3"/g' "$D/why-tail.top.json" >"$tmp/gone.top.json"
+rules -d 259:3 --top "$tmp/gone.top.json"
+[ "$got" = ten_percent_rule ] || fail "-d 259:3 on a recording naming 259:3: found '$got' ($(cat "$tmp/err"))"
+note "-d 259:3: $got, as recorded"
+# A device the recordings do not name: said, with those they do; nothing
+# to read (3), not "no finding".
+expect 3 "no record of device nullb9 in the recordings \(they name nullb0, nullb1\)" \
+	"$W" -d /dev/nullb9 --top "$tmp/two.top.json"
+expect 3 "no record of device nullb9" "$W" -d nullb9 --snoop "$D/why-target.snoop.json"
+
+# Live (-D): the same path with iolat-snoop and iolat-top as children,
 # here fakes beside the binary that print a recording and check the
 # arguments they were given; their "cannot trace" (3) is iolat-why's.
 mkdir "$tmp/bin"
@@ -306,25 +340,36 @@ exec cat "\${TOP_FILE:-$D/why-swap.top.json}"
 EOS
 chmod +x "$tmp/bin/iolat-snoop" "$tmp/bin/iolat-top"
 W=$tmp/bin/iolat-why
-rules --device iolat0 -d 2
-[ "$got" = "cookie_at_floor no_charge_without_target tighter_sibling_owns_scaling unreachable_target" ] &&
-	[ "$rc" = 1 ] || fail "live on fake tools: found '$got', status $rc: $(cat "$tmp/err")"
+live4="cookie_at_floor no_charge_without_target tighter_sibling_owns_scaling unreachable_target"
+rules -d iolat0 -D 2
+[ "$got" = "$live4" ] && [ "$rc" = 1 ] && [ ! -s "$tmp/err" ] ||
+	fail "live on fake tools: found '$got', status $rc: $(cat "$tmp/err")"
 note "live on fake tools: $got, status $rc"
+# -d SECONDS, as before -D: a number of digits only is no disk's name,
+# so it is still the duration, with a word on the new option.
+rules --device iolat0 -d 2
+[ "$got" = "$live4" ] && [ "$rc" = 1 ] && grep -q -- "-D/--duration" "$tmp/err" ||
+	fail "live, -d 2: found '$got', status $rc: $(cat "$tmp/err")"
+note "live, -d 2: $got; said: $(cat "$tmp/err")"
+# MAJ:MIN goes to the tools, which resolve it; their rows name the disk.
+SNOOP_ARGS="-a -j -d 8:0 2" TOP_ARGS="-j -d 8:0 1 2" rules -d 8:0 -D 2
+[ "$got" = "$live4" ] || fail "live, -d 8:0: found '$got', status $rc: $(cat "$tmp/err")"
+note "live, -d 8:0: the tools' findings kept"
 # iolat-snoop cannot trace (no events, no function to fall back on):
 # iolat-top's rows alone, said; both cannot: nothing to read (3).
-FAKE_EXIT=3 rules --device iolat0 -d 2
+FAKE_EXIT=3 rules -d iolat0 -D 2
 [ "$got" = "no_charge_without_target tighter_sibling_owns_scaling unreachable_target" ] &&
 	[ "$rc" = 1 ] && grep -q "iolat-snoop cannot trace on this kernel (above): the findings rest on iolat-top alone" "$tmp/err" ||
 	fail "live, iolat-snoop exit 3: found '$got', status $rc: $(cat "$tmp/err")"
 note "live, iolat-snoop cannot trace: iolat-top's findings ($got), said"
-FAKE_EXIT=3 FAKE_TOP_EXIT=3 expect 3 "no iolatency tracepoints" "$W" --device iolat0 -d 2
+FAKE_EXIT=3 FAKE_TOP_EXIT=3 expect 3 "no iolatency tracepoints" "$W" -d iolat0 -D 2
 # --no-events goes to both tools; their fallback records are read.
 SNOOP_ARGS="-a -j --no-events -d iolat0 2" TOP_ARGS="-j --no-events -d iolat0 1 2" \
 	SNOOP_FILE=$D/fallback-swap.snoop.json TOP_FILE=$D/fallback-swap-nofn.top.json \
-	rules --no-events --device iolat0 -d 2
+	rules --no-events -d iolat0 -D 2
 [ "$got" = no_charge_without_target ] && [ "$rc" = 1 ] && ! grep -q '"no_charge_without_target"\]' "$tmp/json" ||
 	fail "live --no-events: found '$got', status $rc: $(cat "$tmp/err") $(head -c 300 "$tmp/json")"
 note "live --no-events: both tools given it; $got found from their fallback records"
 expect 2 "for the tools run live" "$W" --no-events --snoop "$D/why-swap.snoop.json"
 rm "$tmp/bin/iolat-snoop"
-PATH=/usr/bin:/bin expect 3 "cannot run iolat-snoop" "$W" --device iolat0 -d 2
+PATH=/usr/bin:/bin expect 3 "cannot run iolat-snoop" "$W" -d iolat0 -D 2

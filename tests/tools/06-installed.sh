@@ -34,9 +34,9 @@ fi
 grep -q "Operation not permitted" /tmp/top.out ||
 	fail "without CAP_PERFMON: not the expected refusal: $(tail -2 /tmp/top.out)"
 # iolat-why runs the iolat-snoop and iolat-top installed beside it.
-PATH=/usr/bin:/bin "$S/iolat-why" -d 2 >/tmp/why.out 2>&1
+PATH=/usr/bin:/bin "$S/iolat-why" -D 2 >/tmp/why.out 2>&1
 rc=$?
-[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "installed iolat-why -d 2 exited $rc: $(cat /tmp/why.out)"
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "installed iolat-why -D 2 exited $rc: $(cat /tmp/why.out)"
 grep -q "iolat-top rows" /tmp/why.out || fail "installed iolat-why read no iolat-top output: $(cat /tmp/why.out)"
 wait
 make -s -C "$IOLAT_REPO" uninstall DESTDIR="$D" BUILD="$(dirname "$TOOLS")" >/tmp/inst.log 2>&1 ||

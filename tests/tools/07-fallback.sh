@@ -12,7 +12,7 @@
 # must say 0, as the events do.  Then the swap scenario of
 # tracepoints/05-delay-swap, which does charge it: the functions' delay
 # charged and paid against the events', iolat-snoop --no-events's charge
-# and sleep records, and iolat-why -d --no-events on them.
+# and sleep records, and iolat-why -D --no-events on them.
 . "$IOLAT_REPO/tests/lib.sh"
 need_tools
 
@@ -293,16 +293,16 @@ jq -e -s 'map(select(.event == "sleep" and .cgroup == "/iolat-p/loose")) | lengt
 jq -e -s 'map(select(.event | IN("mode", "charge", "sleep", "lost") | not)) | length == 0' \
 	/tmp/fb-snoop.json >/dev/null || fail "iolat-snoop --no-events: a record of the events' kinds"
 note "iolat-snoop --no-events: $(jq -s -c 'group_by(.event) | map({(.[0].event): length}) | add' /tmp/fb-snoop.json), sleepers $(jq -r -s 'map(select(.event == "sleep") | .comm) | unique | join(" ")' /tmp/fb-snoop.json)"
-# iolat-why -d on both tools without the events: no_charge_without_target
+# iolat-why -D on both tools without the events: no_charge_without_target
 # is checkable (charges seen, use_delay from io.stat), the rest that needs
 # the events is listed unchecked.
-"$TOOLS/iolat-why" -j --no-events --device iolat0 -d 8 >/tmp/fb-why-live.json 2>/tmp/fb-why-live.err
+"$TOOLS/iolat-why" -j --no-events -d iolat0 -D 8 >/tmp/fb-why-live.json 2>/tmp/fb-why-live.err
 rc=$?
-[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "iolat-why -d --no-events exited $rc: $(cat /tmp/fb-why-live.err)"
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "iolat-why -D --no-events exited $rc: $(cat /tmp/fb-why-live.err)"
 jqe '.events > 0 and .rows > 0 and (.unchecked | index("flapping")) and
 	(.unchecked | index("no_charge_without_target") | not)' </tmp/fb-why-live.json >/dev/null ||
-	fail "iolat-why -d --no-events: $(cat /tmp/fb-why-live.json)"
-note "iolat-why -d --no-events: status $rc, unchecked $(jq -c .unchecked /tmp/fb-why-live.json), found $(jq -c '[.findings[].rule]' /tmp/fb-why-live.json)"
+	fail "iolat-why -D --no-events: $(cat /tmp/fb-why-live.json)"
+note "iolat-why -D --no-events: status $rc, unchecked $(jq -c .unchecked /tmp/fb-why-live.json), found $(jq -c '[.findings[].rule]' /tmp/fb-why-live.json)"
 cg_kill iolat-p
 swapoff /dev/iolat0 || fail "swapoff failed"
 debug_stats 0

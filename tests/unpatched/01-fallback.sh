@@ -87,9 +87,9 @@ tail -1 /tmp/up-swap.json | row /iolat-p/loose |
 	jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, use_delay, depth, io_pressure_some_pct}'
 
 # ---- iolat-why, live: what it can check here, and what not ----
-"$TOOLS/iolat-why" -j --device iolat0 -d 8 >/tmp/up-why.json 2>/tmp/up-why.err
+"$TOOLS/iolat-why" -j -d iolat0 -D 8 >/tmp/up-why.json 2>/tmp/up-why.err
 rc=$?
-[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "iolat-why -d exited $rc: $(cat /tmp/up-why.err)"
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "iolat-why -D exited $rc: $(cat /tmp/up-why.err)"
 jqe '.rows > 0 and (.unchecked | index("flapping")) and (.unchecked | index("cookie_at_floor"))' \
 	</tmp/up-why.json >/dev/null || fail "iolat-why: $(cat /tmp/up-why.json)"
 note "iolat-why: status $rc, unchecked $(jq -c .unchecked /tmp/up-why.json), found $(jq -c '[.findings[].rule]' /tmp/up-why.json)"
