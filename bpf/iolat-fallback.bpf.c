@@ -46,13 +46,13 @@ struct {
 
 static struct iolat_delay zero_delay;
 
-/* A short record (no path) of @type about @key, or NULL. */
+/* A record of @type about @key, or NULL. */
 static __always_inline struct iolat_event *record(const struct iolat_key *key,
 						  __u32 type)
 {
 	struct iolat_event *e;
 
-	e = bpf_ringbuf_reserve(&events, IOLAT_EVENT_SHORT, 0);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count_lost();
 		return NULL;

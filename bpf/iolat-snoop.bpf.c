@@ -3,7 +3,9 @@
  * iolat-snoop: one ring buffer record per io.latency decision.  Windows
  * that change nothing (action ok), bios that slept for a slot and delay
  * charges come in numbers, so they are only sent with -a (targ_all).
- * Per-bio events send a short record without a path.
+ * A record names its cgroup by id, which the front-end names as
+ * iolat-top does: the path an event carries is not copied (nothing read
+ * it, and each record was 256 bytes longer for it in the ring buffer).
  */
 #include "iolat.bpf.h"
 /* Cgroups created and removed: the front-end names new ones as iolat-top does. */
@@ -18,19 +20,15 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
-/*
- * Reserve a record of @size bytes for an event of @type about @dev and
- * @cgroup_id.  The ring buffer wants a constant size: callers pass
- * sizeof(struct iolat_event) or IOLAT_EVENT_SHORT.
- */
+/* Reserve the record of an event of @type about @dev and @cgroup_id. */
 static __always_inline struct iolat_event *
-event_reserve(__u32 dev, __u64 cgroup_id, __u32 type, __u32 size)
+event_reserve(__u32 dev, __u64 cgroup_id, __u32 type)
 {
 	struct iolat_event *e;
 
 	if (targ_dev && dev != targ_dev)
 		return NULL;
-	e = bpf_ringbuf_reserve(&events, size, 0);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count_lost();
 		return NULL;
@@ -44,26 +42,12 @@ event_reserve(__u32 dev, __u64 cgroup_id, __u32 type, __u32 size)
 	return e;
 }
 
-/* A decision about @blkg, with the cgroup path its event carries. */
-static __always_inline struct iolat_event *
-event_start(struct blkcg_gq *blkg, const char *path, __u32 type)
-{
-	struct iolat_key key = blkg_key(blkg);
-	struct iolat_event *e;
-
-	e = event_reserve(key.dev, key.cgroup_id, type, sizeof(*e));
-	if (e)
-		bpf_probe_read_kernel_str(e->path, sizeof(e->path), path);
-	return e;
-}
-
-/* A per-bio event: no path (the front-end has it from the id), no copy. */
-static __always_inline struct iolat_event *
-event_start_short(struct blkcg_gq *blkg, __u32 type)
+/* An event of @type about @blkg. */
+static __always_inline struct iolat_event *event_start(struct blkcg_gq *blkg, __u32 type)
 {
 	struct iolat_key key = blkg_key(blkg);
 
-	return event_reserve(key.dev, key.cgroup_id, type, IOLAT_EVENT_SHORT);
+	return event_reserve(key.dev, key.cgroup_id, type);
 }
 
 SEC("tp_btf/iolatency_window")
@@ -75,7 +59,7 @@ int BPF_PROG(on_window, struct blkcg_gq *blkg, const char *path,
 
 	if (action == IOLAT_ACT_OK && !targ_all)
 		return 0;
-	e = event_start(blkg, path, IOLAT_EV_WINDOW);
+	e = event_start(blkg, IOLAT_EV_WINDOW);
 	if (!e)
 		return 0;
 	e->window.target_ns = info->target_ns;
@@ -100,7 +84,7 @@ SEC("tp_btf/iolatency_target")
 int BPF_PROG(on_target, struct blkcg_gq *blkg, const char *path, u64 old_ns,
 	     u64 new_ns, u64 win_ns, int by)
 {
-	struct iolat_event *e = event_start(blkg, path, IOLAT_EV_TARGET);
+	struct iolat_event *e = event_start(blkg, IOLAT_EV_TARGET);
 
 	if (!e)
 		return 0;
@@ -118,7 +102,7 @@ int BPF_PROG(on_enable, struct gendisk *disk, bool old, bool new,
 {
 	struct iolat_event *e;
 
-	e = event_reserve(disk_dev(disk), 0, IOLAT_EV_ENABLE, IOLAT_EVENT_SHORT);
+	e = event_reserve(disk_dev(disk), 0, IOLAT_EV_ENABLE);
 	if (!e)
 		return 0;
 	e->enable.frozen_ns = frozen_ns;
@@ -130,12 +114,11 @@ int BPF_PROG(on_enable, struct gendisk *disk, bool old, bool new,
 }
 
 /* The three events of iolatency_scale_class. */
-static __always_inline int scale_event(struct blkcg_gq *blkg, const char *path,
-				       __u32 type, u64 culprit_id,
+static __always_inline int scale_event(struct blkcg_gq *blkg, __u32 type, u64 culprit_id,
 				       u64 scale_lat_ns, u64 idle_ns, u32 old,
 				       u32 new, int by)
 {
-	struct iolat_event *e = event_start(blkg, path, type);
+	struct iolat_event *e = event_start(blkg, type);
 
 	if (!e)
 		return 0;
@@ -154,7 +137,7 @@ int BPF_PROG(on_scale_cookie, struct blkcg_gq *blkg, const char *path,
 	     u64 culprit_id, u64 scale_lat_ns, u64 idle_ns, u32 old, u32 new,
 	     int by)
 {
-	return scale_event(blkg, path, IOLAT_EV_COOKIE, culprit_id,
+	return scale_event(blkg, IOLAT_EV_COOKIE, culprit_id,
 			   scale_lat_ns, idle_ns, old, new, by);
 }
 
@@ -163,7 +146,7 @@ int BPF_PROG(on_scale_grp_clear, struct blkcg_gq *blkg, const char *path,
 	     u64 culprit_id, u64 scale_lat_ns, u64 idle_ns, u32 old, u32 new,
 	     int by)
 {
-	return scale_event(blkg, path, IOLAT_EV_GRP_CLEAR, culprit_id,
+	return scale_event(blkg, IOLAT_EV_GRP_CLEAR, culprit_id,
 			   scale_lat_ns, idle_ns, old, new, by);
 }
 
@@ -172,7 +155,7 @@ int BPF_PROG(on_scale_reset, struct blkcg_gq *blkg, const char *path,
 	     u64 culprit_id, u64 scale_lat_ns, u64 idle_ns, u32 old, u32 new,
 	     int by)
 {
-	return scale_event(blkg, path, IOLAT_EV_RESET, culprit_id,
+	return scale_event(blkg, IOLAT_EV_RESET, culprit_id,
 			   scale_lat_ns, idle_ns, old, new, by);
 }
 
@@ -181,7 +164,7 @@ int BPF_PROG(on_scale_skip, struct blkcg_gq *blkg, const char *path, u32 old,
 	     u32 new, int reason, u64 target_ns, u64 scale_lat_ns,
 	     u64 nr_samples, u64 thresh)
 {
-	struct iolat_event *e = event_start(blkg, path, IOLAT_EV_SKIP);
+	struct iolat_event *e = event_start(blkg, IOLAT_EV_SKIP);
 
 	if (!e)
 		return 0;
@@ -200,7 +183,7 @@ SEC("tp_btf/iolatency_depth")
 int BPF_PROG(on_depth, struct blkcg_gq *blkg, const char *path, u32 old,
 	     u32 new, u32 cookie, u32 nr_requests)
 {
-	struct iolat_event *e = event_start(blkg, path, IOLAT_EV_DEPTH);
+	struct iolat_event *e = event_start(blkg, IOLAT_EV_DEPTH);
 
 	if (!e)
 		return 0;
@@ -220,7 +203,7 @@ int BPF_PROG(on_throttle, struct blkcg_gq *blkg, u32 depth, u32 inflight,
 
 	if (!targ_all)
 		return 0;
-	e = event_start_short(blkg, IOLAT_EV_THROTTLE);
+	e = event_start(blkg, IOLAT_EV_THROTTLE);
 	if (!e)
 		return 0;
 	e->throttle.wait_ns = wait_ns;
@@ -234,7 +217,7 @@ SEC("tp_btf/iolatency_use_delay")
 int BPF_PROG(on_use_delay, struct blkcg_gq *blkg, const char *path, int old,
 	     int new, u64 delay_ns)
 {
-	struct iolat_event *e = event_start(blkg, path, IOLAT_EV_USE_DELAY);
+	struct iolat_event *e = event_start(blkg, IOLAT_EV_USE_DELAY);
 
 	if (!e)
 		return 0;
@@ -253,7 +236,7 @@ int BPF_PROG(on_delay_charge, struct blkcg_gq *blkg, u64 lat_ns,
 
 	if (!targ_all)
 		return 0;
-	e = event_start_short(blkg, IOLAT_EV_CHARGE);
+	e = event_start(blkg, IOLAT_EV_CHARGE);
 	if (!e)
 		return 0;
 	e->charge.lat_ns = lat_ns;
@@ -267,7 +250,7 @@ SEC("tp_btf/iolatency_delay_pay")
 int BPF_PROG(on_delay_pay, struct blkcg_gq *blkg, u64 delay_ns,
 	     u64 sleep_ns, u64 slept_ns, bool capped, bool memstall)
 {
-	struct iolat_event *e = event_start_short(blkg, IOLAT_EV_PAY);
+	struct iolat_event *e = event_start(blkg, IOLAT_EV_PAY);
 
 	if (!e)
 		return 0;

@@ -10,7 +10,6 @@
 #define __IOLAT_H
 
 #define IOLAT_MAX_GROUPS	10240
-#define IOLAT_PATH_LEN		256
 #define IOLAT_COMM_LEN		16
 #define IOLAT_DEPTH_MAX		0xffffffffU	/* max_depth when unlimited */
 
@@ -123,9 +122,9 @@ struct iolat_group {
  * keyed by its id; the last of its events wins.  A new cgroup is told by
  * its parent's id and its own name, not by the path the tracepoint
  * carries: that path starts at the hierarchy's root, where a front-end
- * in a cgroup namespace sees its namespace's root, and it would be cut
- * at IOLAT_PATH_LEN.  A name is a directory entry, NAME_MAX bytes at
- * most: never cut.
+ * in a cgroup namespace sees its namespace's root, and a copy of it in
+ * a record would have a fixed size to be cut at.  A name is a directory
+ * entry, NAME_MAX bytes at most: never cut.
  */
 #define IOLAT_MAX_CGROUP_CHANGES 4096
 #define IOLAT_NAME_LEN		256	/* NAME_MAX + 1 */
@@ -185,9 +184,10 @@ enum iolat_event_type {
 };
 
 /*
- * One controller decision, for iolat-snoop.  Events that carry a path in
- * their TP_PROTO send it; per-bio events (throttle, delay charge and pay)
- * and enable have none and send only IOLAT_EVENT_SHORT bytes.
+ * One controller decision, for iolat-snoop.  The cgroup is its id: the
+ * front-end names it as iolat-top does (the path some events carry in
+ * their TP_PROTO starts at the hierarchy's root, not the front-end's
+ * cgroup namespace's), so no record copies that path.
  */
 struct iolat_event {
 	__u64 ts_ns;
@@ -249,10 +249,7 @@ struct iolat_event {
 			__u64 slept_ns;
 		} fn_sleep;
 	};
-	char path[IOLAT_PATH_LEN];	/* the kernel's; not in short records */
 };
-
-#define IOLAT_EVENT_SHORT	__builtin_offsetof(struct iolat_event, path)
 
 /*
  * Without the iolatency events: the induced delay of a (device, cgroup)

@@ -4,6 +4,8 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdio_ext.h>
+#include <string.h>
 #include "iolat-common.h"
 #include "iolat-snoop-output.h"
 
@@ -402,4 +404,60 @@ void snoop_report_lost(FILE *f, bool json, double t, __u64 lost, __u64 *reported
 	}
 	fprintf(stderr, "iolat-snoop: lost %llu events (ring buffer full)\n", more);
 	*reported = lost;
+}
+
+static bool has_culprit(__u32 type)
+{
+	return type == IOLAT_EV_COOKIE || type == IOLAT_EV_GRP_CLEAR ||
+	       type == IOLAT_EV_RESET;
+}
+
+int snoop_record(void *ctx, void *data, size_t len)
+{
+	static char pbuf[PATH_MAX];
+	struct snoop_out *o = ctx;
+	struct iolat_event e;
+	const char *path, *culprit = NULL;
+	double t;
+
+	if (len < sizeof(e) || o->err)
+		return 0;
+	memcpy(&e, data, sizeof(e));
+	if (e.type >= IOLAT_EV_NR)
+		return 0;
+	/* A cgroup we cannot place (outside our namespace): cgroup null, its id. */
+	path = o->path(o->arg, e.cgroup_id);
+	/* Copied: the culprit's lookup may overwrite it. */
+	if (path) {
+		snprintf(pbuf, sizeof(pbuf), "%s", path);
+		path = pbuf;
+	}
+	if (has_culprit(e.type))
+		culprit = o->path(o->arg, e.scale.culprit_id);
+	if (o->re &&
+	    (!path || regexec(o->re, path, 0, NULL, 0)) &&
+	    (!culprit || regexec(o->re, culprit, 0, NULL, 0)))
+		return 0;
+	t = o->t0_real + (e.ts_ns / 1e9 - o->t0_mono);
+	if (o->json)
+		snoop_print_json(o->f, &e, path, culprit, t);
+	else
+		snoop_print_text(o->f, &e, path, culprit, t);
+	/*
+	 * Flushed once per batch (snoop_flush() after the poll), not per
+	 * record: a system call per record slows the reader most when the
+	 * events come fastest, and then the ring buffer fills.  A long batch
+	 * is written here before stdio's own flush of a full buffer would:
+	 * that one cuts a record in two, and its error keeps no errno.
+	 */
+	if (__fpending(o->f) >= SNOOP_FLUSH_AT)
+		snoop_flush(o);
+	return 0;
+}
+
+int snoop_flush(struct snoop_out *o)
+{
+	if (!o->err)
+		o->err = iolat_flush("iolat-snoop", o->f);
+	return o->err;
 }

@@ -6,6 +6,7 @@
 #ifndef __IOLAT_SNOOP_OUTPUT_H
 #define __IOLAT_SNOOP_OUTPUT_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
@@ -40,5 +41,33 @@ void snoop_print_json(FILE *f, const struct iolat_event *e, const char *path,
  * record or line) and on stderr, and update *@reported.
  */
 void snoop_report_lost(FILE *f, bool json, double t, __u64 lost, __u64 *reported);
+
+/* Where and how the records from the ring buffer are printed. */
+struct snoop_out {
+	FILE *f;
+	bool json;
+	const regex_t *re;	/* -c: the cgroup or the culprit must match */
+	/* Cgroup @id's path as we see it, NULL when it cannot be placed. */
+	const char *(*path)(void *arg, __u64 id);
+	void *arg;
+	double t0_real, t0_mono;	/* one instant, on both clocks */
+	int err;		/* the output failed: -EPIPE (quiet) or an error */
+};
+
+/*
+ * Past this many bytes printed, snoop_record() flushes before the batch
+ * ends: half of the 64 KiB buffer iolat_check_stdout_at_exit() gives a
+ * stdout that is not a terminal (a terminal's is line-buffered).
+ */
+#define SNOOP_FLUSH_AT	(32 * 1024)
+
+/*
+ * ring_buffer__new()'s callback, @ctx a struct snoop_out: the record
+ * @data of @len bytes, printed, not flushed.  Always 0: a bad record is
+ * skipped, and once o->err is set nothing more is printed.
+ */
+int snoop_record(void *ctx, void *data, size_t len);
+/* The records printed, flushed: after each batch.  0 or o->err. */
+int snoop_flush(struct snoop_out *o);
 
 #endif /* __IOLAT_SNOOP_OUTPUT_H */

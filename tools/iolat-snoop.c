@@ -34,8 +34,6 @@ static struct env {
 	bool no_functions;	/* --no-functions: nothing to fall back on */
 } env;
 
-static double t0_real, t0_mono;
-
 const char *argp_program_version = TOOL " 0.1";
 const char *argp_program_bug_address = "the iolat issue tracker";
 static const char doc[] =
@@ -146,56 +144,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 static struct iolat_names names;
 static struct iolat_map changes_map;
 
-static bool has_culprit(__u32 type)
+/* The records' output, and cgroup @id's path for it. */
+static struct snoop_out out;
+
+static const char *names_path(void *arg, __u64 id)
 {
-	return type == IOLAT_EV_COOKIE || type == IOLAT_EV_GRP_CLEAR ||
-	       type == IOLAT_EV_RESET;
-}
-
-static int output_err;	/* stdout failed: -EPIPE (quiet) or an error */
-
-static int handle_event(void *ctx, void *data, size_t len)
-{
-	static char pbuf[PATH_MAX];
-	struct iolat_event e;
-	const char *path, *culprit = NULL;
-	double t;
-
-	/* Per-bio and enable records end before the path. */
-	if (len < IOLAT_EVENT_SHORT || output_err)
-		return 0;
-	memcpy(&e, data, len < sizeof(e) ? len : sizeof(e));
-	if (e.type >= IOLAT_EV_NR)
-		return 0;
-	if (len >= sizeof(e))
-		e.path[sizeof(e.path) - 1] = '\0';
-	/*
-	 * By its id, never the record's path: the kernel's starts at the
-	 * hierarchy's root, not our cgroup namespace's, and is cut at 255
-	 * bytes.  A cgroup we cannot place (outside our namespace) has none:
-	 * cgroup null, its cgroup_id.
-	 */
-	path = iolat_names_path(&names, e.cgroup_id);
-	/* Copied: the culprit's lookup may overwrite it. */
-	if (path) {
-		snprintf(pbuf, sizeof(pbuf), "%s", path);
-		path = pbuf;
-	}
-	if (has_culprit(e.type))
-		culprit = iolat_names_path(&names, e.scale.culprit_id);
-	if (env.cgroup_filter &&
-	    (!path || regexec(&env.cgroup_re, path, 0, NULL, 0)) &&
-	    (!culprit || regexec(&env.cgroup_re, culprit, 0, NULL, 0)))
-		return 0;
-	t = t0_real + (e.ts_ns / 1e9 - t0_mono);
-	if (env.json)
-		snoop_print_json(stdout, &e, path, culprit, t);
-	else
-		snoop_print_text(stdout, &e, path, culprit, t);
-	output_err = iolat_flush(TOOL, stdout);
-	if (output_err)
-		iolat_exiting = 1;
-	return 0;
+	return iolat_names_path(arg, id);
 }
 
 /* The BPF side: the events', or without them the functions'. */
@@ -212,12 +166,9 @@ static void report_lost(__u64 *reported)
 {
 	__u64 lost = lost_now();
 
-	if (output_err || lost <= *reported)
+	if (out.err || lost <= *reported)
 		return;
 	snoop_report_lost(stdout, env.json, iolat_now(), lost, reported);
-	output_err = iolat_flush(TOOL, stdout);
-	if (output_err)
-		iolat_exiting = 1;
 }
 
 /*
@@ -318,8 +269,11 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	out = (struct snoop_out){ .f = stdout, .json = env.json,
+				  .re = env.cgroup_filter ? &env.cgroup_re : NULL,
+				  .path = names_path, .arg = &names };
 	rb = ring_buffer__new(obj ? bpf_map__fd(obj->maps.events) : iolat_fallback_events_fd(fb),
-			      handle_event, NULL, NULL);
+			      snoop_record, &out, NULL);
 	if (!rb) {
 		fprintf(stderr, TOOL ": failed to create ring buffer: %s\n", strerror(errno));
 		err = IOLAT_EXIT_ERROR;
@@ -327,11 +281,11 @@ int main(int argc, char **argv)
 	}
 
 	iolat_handle_signals();
-	t0_real = iolat_now();
-	t0_mono = iolat_mono();
-	end = env.duration ? t0_mono + env.duration : 0;
+	out.t0_real = iolat_now();
+	out.t0_mono = iolat_mono();
+	end = env.duration ? out.t0_mono + env.duration : 0;
 	if (fb)
-		snoop_print_mode(stdout, env.json, t0_real, why, &fns, env.all);
+		snoop_print_mode(stdout, env.json, out.t0_real, why, &fns, env.all);
 	if (!env.json)
 		snoop_print_header(stdout);
 	fprintf(stderr, TOOL ": tracing %s%s. Hit Ctrl-C to end.\n",
@@ -345,6 +299,9 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 		report_lost(&reported);
+		/* The batch the poll printed, at once (a terminal, line by line). */
+		if (snoop_flush(&out))
+			iolat_exiting = 1;
 		/* The map of cgroup changes must not fill: once a second. */
 		if (iolat_names_update(&names, false) < 0) {
 			err = IOLAT_EXIT_ERROR;
@@ -353,13 +310,12 @@ int main(int argc, char **argv)
 		if (end && iolat_mono() >= end)
 			break;
 	}
-	if (!output_err)
+	if (!out.err)
 		ring_buffer__consume(rb);
 	report_lost(&reported);
-	if (!output_err)
-		output_err = iolat_flush(TOOL, stdout);
+	snoop_flush(&out);
 	/* A reader that went away (EPIPE) ends the log: no error. */
-	err = output_err && output_err != -EPIPE ? IOLAT_EXIT_ERROR : IOLAT_EXIT_OK;
+	err = out.err && out.err != -EPIPE ? IOLAT_EXIT_ERROR : IOLAT_EXIT_OK;
 
 cleanup:
 	ring_buffer__free(rb);

@@ -2,6 +2,7 @@
 /* iolat-top's outputs: text, JSON, Prometheus.  See iolat-top-output.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -795,41 +796,152 @@ void top_print_prom(FILE *f, const struct top_report *rep)
 }
 
 /*
- * Replace @file: write a temporary file beside it and rename it over,
- * so node_exporter's textfile collector (which reads *.prom only) never
- * sees a half-written file.
+ * top_print_prom()'s stdio stream onto our own write(), which keeps the
+ * first failure's errno: a write that fails inside stdio's flush of a
+ * full buffer leaves only the error flag, and a full disk would read as
+ * EIO.
  */
-int top_write_prom(const char *file, const struct top_report *rep)
+struct prom_out {
+	int fd;
+	int err;	/* the first failure's errno */
+};
+
+static ssize_t prom_out_write(void *cookie, const char *buf, size_t len)
 {
+	struct prom_out *o = cookie;
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len && !o->err) {
+		n = write(o->fd, buf + done, len - done);
+		if (n > 0)
+			done += n;
+		else if (n < 0 && errno != EINTR)
+			o->err = errno;
+		else if (!n)
+			o->err = EIO;
+	}
+	return done;	/* short: stdio sets the stream's error flag */
+}
+
+/*
+ * A new file beside @file, named in @tmp: ".NAME.XXXXXX", which the
+ * textfile collector's *.prom does not match.  mkstemp()'s O_EXCL never
+ * follows a symlink planted at the name, whatever the name.  The fd or
+ * -errno.
+ */
+static int prom_tmp_open(const char *file, char *tmp, size_t len)
+{
+	const char *slash = strrchr(file, '/');
+	int n, fd;
+
+	if (slash)
+		n = snprintf(tmp, len, "%.*s/.%s.XXXXXX", (int)(slash - file), file, slash + 1);
+	else
+		n = snprintf(tmp, len, ".%s.XXXXXX", file);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Replace @file with @rep's metrics: a new file, 0644 whatever our umask
+ * (node_exporter reads it as another user), written, synced and renamed
+ * over @file.  @rep NULL makes and removes the new file only.  On a
+ * failure the new file is removed and @file left as it was; @step says
+ * which step failed.  0 or -errno.
+ */
+static int prom_replace(const char *file, const struct top_report *rep, const char **step)
+{
+	static const cookie_io_functions_t io = { .write = prom_out_write };
+	static char buf[65536];
 	char tmp[PATH_MAX];
-	struct stat st;
+	struct prom_out o = { .fd = -1 };
 	FILE *f;
 	int err = 0;
+
+	*step = "creating a file beside it";
+	o.fd = prom_tmp_open(file, tmp, sizeof(tmp));
+	if (o.fd < 0)
+		return o.fd;
+	*step = "setting its mode";
+	if (fchmod(o.fd, 0644)) {
+		err = -errno;
+		goto out;
+	}
+	if (rep) {
+		*step = "writing it";
+		f = fopencookie(&o, "w", io);
+		if (!f) {
+			err = -errno;
+			goto out;
+		}
+		setvbuf(f, buf, _IOFBF, sizeof(buf));
+		top_print_prom(f, rep);
+		if (ferror(f) && !o.err)
+			o.err = EIO;
+		if (fclose(f) && !o.err)
+			o.err = EIO;
+		if (o.err) {
+			err = -o.err;
+			goto out;
+		}
+		/* Renamed before its data is on disk, a crash could leave it empty. */
+		*step = "syncing it";
+		if (fsync(o.fd)) {
+			err = -errno;
+			goto out;
+		}
+	}
+	*step = "closing it";
+	err = close(o.fd) ? -errno : 0;
+	o.fd = -1;
+	if (!err && rep) {
+		*step = "renaming it over the last one";
+		if (rename(tmp, file))
+			err = -errno;
+	}
+out:
+	if (o.fd >= 0)
+		close(o.fd);
+	if (err || !rep)
+		unlink(tmp);
+	return err;
+}
+
+int top_prom_check(const char *file)
+{
+	const char *step;
+	struct stat st;
+	int err;
 
 	if (!stat(file, &st) && S_ISDIR(st.st_mode)) {
 		fprintf(stderr, IOLAT_TOP ": -P %s is a directory; name a file in it\n",
 			file);
 		return -EISDIR;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", file, getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		err = -errno;
-		fprintf(stderr, IOLAT_TOP ": cannot write %s (creating %s beside it: %s)\n",
-			file, tmp, strerror(errno));
-		return err;
-	}
-	if (rep)
-		top_print_prom(f, rep);
-	if (ferror(f))
-		err = -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rep && rename(tmp, file))
-		err = -errno;
-	if (err || !rep)
-		unlink(tmp);
+	err = prom_replace(file, NULL, &step);
 	if (err)
-		fprintf(stderr, IOLAT_TOP ": cannot write %s: %s\n", file, strerror(-err));
+		fprintf(stderr, IOLAT_TOP ": cannot write %s (%s: %s)\n", file, step,
+			strerror(-err));
+	return err;
+}
+
+int top_prom_write(struct top_prom *p, const struct top_report *rep)
+{
+	const char *step;
+	int err = prom_replace(p->file, rep, &step);
+
+	/* Once a streak: every interval of a full disk would flood the journal. */
+	if (err && !p->failed++)
+		fprintf(stderr, IOLAT_TOP ": cannot write %s (%s: %s); left as it was, "
+			"tried again every interval\n", p->file, step, strerror(-err));
+	if (!err && p->failed) {
+		fprintf(stderr, IOLAT_TOP ": %s written again, after %lu failed write%s\n",
+			p->file, p->failed, p->failed == 1 ? "" : "s");
+		p->failed = 0;
+	}
+	p->err = err;
 	return err;
 }

@@ -25,10 +25,30 @@ void top_print_json(FILE *f, const struct top_report *rep);
 /* The Prometheus text format. */
 void top_print_prom(FILE *f, const struct top_report *rep);
 /*
- * Replace @file with top_print_prom()'s output, through a temporary file
- * renamed over it; @rep NULL only checks that it can be written.  Says
- * what failed; returns 0 or -errno.
+ * -P's file and how its writes go.  A write that fails leaves the last
+ * file in place and is tried again at the next interval: a full disk
+ * must not end the exporter (its unit would restart it in a loop), and
+ * a file that is no longer rewritten is what iolat-alerts.yml watches.
  */
-int top_write_prom(const char *file, const struct top_report *rep);
+struct top_prom {
+	const char *file;
+	int err;		/* the last write's error; 0 if it worked */
+	unsigned long failed;	/* writes failed since the last that worked */
+};
+
+/*
+ * Whether @file can be written, before anything is loaded: it is not a
+ * directory, and a temporary file can be made and removed beside it.
+ * Says what failed; returns 0 or -errno.
+ */
+int top_prom_check(const char *file);
+/*
+ * Replace p->file with top_print_prom()'s output, through a new file
+ * beside it renamed over it, so a reader never sees half of one.  A
+ * failure is said on stderr at the first write of a streak of failed
+ * ones, as is the write that ends the streak; nothing stays behind.
+ * Returns 0 or the -errno that failed this one (never fatal).
+ */
+int top_prom_write(struct top_prom *p, const struct top_report *rep);
 
 #endif /* __IOLAT_TOP_OUTPUT_H */

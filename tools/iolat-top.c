@@ -104,9 +104,10 @@ static const char doc[] =
 "in JSON, absent with -P.\n"
 "\n"
 "EXIT STATUS: 0 ok (a reader of stdout that went away included), 1\n"
-"run-time error (stdout cannot be written included), 2 bad arguments (a\n"
-"-P FILE that cannot be written included), 3 not root, or neither the\n"
-"iolatency events nor any io.latency file (no controller) to fall back on.\n"
+"run-time error (stdout cannot be written, or the last write of -P FILE\n"
+"failed, included), 2 bad arguments (a -P FILE that cannot be written at\n"
+"the start included), 3 not root, or neither the iolatency events nor\n"
+"any io.latency file (no controller) to fall back on.\n"
 "\n"
 "EXAMPLES:\n"
 "    " TOOL "                # refresh every second until Ctrl-C\n"
@@ -120,17 +121,20 @@ static const char doc[] =
 "    " TOOL " -qP /var/lib/prometheus/node-exporter/iolat.prom 15\n"
 "                            # metrics for node_exporter's textfile collector\n"
 "\n"
-"PROMETHEUS: with -P FILE, every interval replaces FILE (written beside it,\n"
-"then renamed, so a reader never sees half of it) with iolat_* metrics per\n"
-"device and cgroup: target, window latency or miss ratio, the same of the\n"
-"accumulated statistic, the verdict (1 met), depth (+Inf: unlimited) and\n"
-"the interval's lowest, time spent limited,\n"
+"PROMETHEUS: with -P FILE, every interval replaces FILE with iolat_*\n"
+"metrics per device and cgroup: target, window latency or miss ratio, the\n"
+"same of the accumulated statistic, the verdict (1 met), depth (+Inf:\n"
+"unlimited) and the interval's lowest, time spent limited,\n"
 "scale cookie, use_delay, and counters since " TOOL " started:\n"
 "windows, missed windows, scale-ups and downs (on the parent), throttled\n"
 "bios and their wait, induced delay charged and paid in seconds, lost\n"
 "events; per cgroup its PSI avg10 as ratios; and first what the figures\n"
 "rest on: iolat_mode_info{mode,reason}, iolat_debug_stats_enabled and, in\n"
-"the io.stat mode, iolat_function_attached{function}.\n";
+"the io.stat mode, iolat_function_attached{function}.  FILE is written\n"
+"beside it (as .FILE.XXXXXX, mode 0644) and renamed, so a reader never\n"
+"sees half of one.  A write that fails (a full disk) leaves FILE as it\n"
+"was and is tried again the next interval: stderr says so once, and when\n"
+"a write works again.\n";
 
 #define OPT_NO_EVENTS 256
 #define OPT_NO_FUNCTIONS 257
@@ -242,6 +246,7 @@ static struct iolat_cgroups cgroups;
 static struct iolat_targets targets;
 static __u64 changes_lost;	/* the BPF side's, at the last walk */
 static double last_mono;
+static struct top_prom prom;	/* -P */
 
 /* The BPF maps, read whole each interval (iolat-map.h). */
 static struct iolat_map groups_map, parents_map, changes_map;
@@ -392,9 +397,7 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	rep.lost = obj ? obj->bss->lost : fb ? iolat_fallback_lost(fb) : 0;
 	if (env.prom) {
 		rep.time = iolat_now();
-		err = top_write_prom(env.prom, &rep);
-		if (err)
-			return err;
+		top_prom_write(&prom, &rep);	/* a failure is retried, not fatal */
 	}
 	if (env.quiet)
 		return 0;
@@ -497,8 +500,9 @@ int main(int argc, char **argv)
 		return IOLAT_EXIT_USAGE;
 	}
 	/* A directory we cannot write to is an error now, not after loading. */
-	if (env.prom && top_write_prom(env.prom, NULL))
+	if (env.prom && top_prom_check(env.prom))
 		return IOLAT_EXIT_USAGE;
+	prom.file = env.prom;
 	err = iolat_preflight_root(TOOL);
 	if (err)
 		return err;
@@ -550,8 +554,11 @@ int main(int argc, char **argv)
 		if (env.count && ++done >= env.count)
 			break;
 	}
-	/* A reader that went away (EPIPE) ends the report: no error. */
-	err = err && err != -EPIPE ? IOLAT_EXIT_ERROR : IOLAT_EXIT_OK;
+	/*
+	 * A reader that went away (EPIPE) ends the report: no error.  A -P
+	 * FILE whose last write failed is not current: an error at the end.
+	 */
+	err = (err && err != -EPIPE) || prom.err ? IOLAT_EXIT_ERROR : IOLAT_EXIT_OK;
 
 cleanup:
 	if (obj)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host unit test of iolat-snoop's records: fake events through its text
- * and JSON writers, no kernel, no BPF.  Prints "ok"/"FAIL" per check and
+ * and JSON writers and, as the ring buffer hands them over, in batches
+ * through its record callback; no kernel, no BPF.  Prints "ok"/"FAIL" per check and
  * exits 1 if any failed; with an argument, writes every JSON record it
  * made to that file, one a line (06-model.sh's schema check reads it).
  */
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "check.h"
 #include "iolat-common.h"
 #include "iolat.h"
@@ -272,6 +274,82 @@ static void test_fallback(void)
 	      "fallback: a sleep line: %s", out);
 }
 
+/* The fake names of snoop_record()'s lookups: 42 /p/tight, 43 /q, else none. */
+static const char *fake_path(void *arg, __u64 id)
+{
+	return id == 42 ? "/p/tight" : id == 43 ? "/q" : NULL;
+}
+
+/* Bytes that reached @f's file, which only a flush (ours or stdio's) writes. */
+static long long written(FILE *f)
+{
+	struct stat st;
+
+	return fstat(fileno(f), &st) ? -1 : (long long)st.st_size;
+}
+
+/* The ring buffer's records, as snoop_record() gets them, in batches. */
+static void test_batches(void)
+{
+	static char buf[65536];
+	struct iolat_event e = window_event();
+	struct snoop_out o = { .json = true, .path = fake_path, .t0_real = T0 };
+	long long n, at;
+	regex_t re;
+	int i, lines = 0;
+	char c;
+
+	check(sizeof(e) < 256, "batch: a record carries no path: %zu bytes", sizeof(e));
+	o.f = tmpfile();
+	/* iolat_check_stdout_at_exit()'s buffer, as stdout to a file has. */
+	setvbuf(o.f, buf, _IOFBF, sizeof(buf));
+	for (i = 0; i < 20; i++)
+		snoop_record(&o, &e, sizeof(e));
+	n = written(o.f);
+	check(n == 0, "batch: 20 records, nothing written before the batch ends (%lld bytes)", n);
+	check(snoop_flush(&o) == 0, "batch: flushed at its end");
+	n = written(o.f);
+	rewind(o.f);
+	while (fread(&c, 1, 1, o.f) == 1)
+		lines += c == '\n';
+	check(n > 0 && lines == 20, "batch: then all 20 records, whole (%lld bytes, %d lines)",
+	      n, lines);
+
+	/* A record cut short is not one: nothing printed from it. */
+	fseek(o.f, 0, SEEK_END);
+	at = written(o.f);
+	snoop_record(&o, &e, sizeof(e) - 1);
+	snoop_flush(&o);
+	check(written(o.f) == at, "batch: a record shorter than struct iolat_event skipped");
+
+	/* A long batch (a flood): written as it grows, never a record cut. */
+	for (i = 0; i < 1000; i++)
+		snoop_record(&o, &e, sizeof(e));
+	n = written(o.f);
+	fseek(o.f, n - 1, SEEK_SET);
+	c = fgetc(o.f);
+	check(n > at && c == '\n',
+	      "batch: 1000 records in one batch written before its end, at a record's end "
+	      "(%lld bytes, last '%s')", n - at, c == '\n' ? "\\n" : "not \\n");
+	fseek(o.f, 0, SEEK_END);
+	snoop_flush(&o);
+
+	/* -c: the cgroup or the culprit must match. */
+	regcomp(&re, "^/p/", REG_EXTENDED | REG_NOSUB);
+	o.re = &re;
+	at = written(o.f);
+	e.cgroup_id = 43;
+	snoop_record(&o, &e, sizeof(e));
+	snoop_flush(&o);
+	check(written(o.f) == at, "batch: -c '^/p/' drops /q's record");
+	e.cgroup_id = 42;
+	snoop_record(&o, &e, sizeof(e));
+	snoop_flush(&o);
+	check(written(o.f) > at, "batch: -c '^/p/' keeps /p/tight's record");
+	regfree(&re);
+	fclose(o.f);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && check_records_open(argv[1]))
@@ -281,5 +359,6 @@ int main(int argc, char **argv)
 	test_lost();
 	test_text_escape();
 	test_every_event();
+	test_batches();
 	return check_done();
 }

@@ -1,6 +1,7 @@
 # iolat-snoop's records without a kernel: a test program built from
 # tools/iolat-snoop-output.c and tests/host/12-snoop.c feeds fake events
-# to its text and JSON writers.
+# to its text and JSON writers, and batches of records to its ring
+# buffer callback.
 . "$(dirname "$0")/lib.sh"
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
 tmp=$(mktemp -d) || fail "mktemp"

@@ -31,7 +31,9 @@ for i in $(seq 100); do
 	tail -1 $prom/iolat.prom | grep -q '^iolat_lost_events_total [0-9]*$' ||
 		fail "read $i saw a partial file: $(tail -1 $prom/iolat.prom)"
 done
-ls $prom | grep -v '^iolat.prom$' | grep -v '\.tmp$' && fail "stray files in $prom"
+# -A: the file being written is .iolat.prom.XXXXXX.
+ls -A $prom | grep -v '^iolat\.prom$' | grep -v '^\.iolat\.prom\.......$' && fail "stray files in $prom"
+[ "$(stat -c %a $prom/iolat.prom)" = 644 ] || fail "iolat.prom is $(stat -c %a $prom/iolat.prom), not 644"
 
 cp $prom/iolat.prom /tmp/snap.prom
 promtool check metrics </tmp/snap.prom || fail "promtool rejects the metrics"
@@ -65,5 +67,5 @@ grep -q '^node_textfile_scrape_error 0$' /tmp/scrape.txt ||
 
 kill -INT $top
 wait $top || fail "iolat-top exited $? on SIGINT"
-ls $prom | grep '\.tmp$' && fail "a temporary file was left behind"
+ls -A $prom | grep -v '^iolat\.prom$' && fail "a temporary file was left behind"
 exit 0
