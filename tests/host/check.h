@@ -30,7 +30,7 @@ static __attribute__((format(printf, 2, 3))) void check(int ok, const char *fmt,
 }
 
 /* Open @path for the JSON records; 0, or -1 said on stderr. */
-static int check_records_open(const char *path)
+static __attribute__((unused)) int check_records_open(const char *path)
 {
 	records = fopen(path, "w");
 	if (!records) {
