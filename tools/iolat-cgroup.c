@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "iolat.h"
@@ -65,12 +66,46 @@ int iolat_cgroupns(void)
 	return st.st_ino != PROC_CGROUP_INIT_INO;
 }
 
+/* A path of the tree a file can be opened by: not cut (path_join()). */
+static bool openable(const char *path)
+{
+	return path[0] == '/';
+}
+
+/*
+ * @parent's path and @name into @buf (PATH_MAX): 0, or 1 when the path is
+ * PATH_MAX bytes or more and @buf holds ".../" and as much of its end as
+ * fits, from a '/' on.  Not a path a directory can be opened by (the
+ * tree's start with '/'), and no file is: the model's buffers, the
+ * outputs' and open()'s are PATH_MAX, and a chain of names cut nowhere
+ * would cost the square of its depth.
+ */
+static int path_join(char *buf, const char *parent, const char *name)
+{
+	char whole[PATH_MAX + NAME_MAX + 2];
+	size_t len, cut;
+
+	if (!strcmp(parent, "/"))
+		parent = "";
+	len = snprintf(whole, sizeof(whole), "%s/%s", parent, name);
+	if (len < PATH_MAX) {
+		memcpy(buf, whole, len + 1);
+		return !openable(buf);	/* below a cut one */
+	}
+	for (cut = 1; whole[cut] != '/' || 3 + len - cut >= PATH_MAX; cut++)
+		;
+	snprintf(buf, PATH_MAX, "...%s", whole + cut);
+	return 1;
+}
+
 /* Is ROOT@path a directory with id @id? */
 static bool dir_has_id(const char *path, __u64 id)
 {
 	char fn[PATH_MAX + 64];
 	struct stat st;
 
+	if (!openable(path))
+		return false;
 	snprintf(fn, sizeof(fn), "%s%s", iolat_cgroup_root(), strcmp(path, "/") ? path : "");
 	return !stat(fn, &st) && S_ISDIR(st.st_mode) && st.st_ino == id;
 }
@@ -188,38 +223,272 @@ static int cgroups_add(struct iolat_cgroups *cgs, __u64 id, const char *path,
 }
 
 /*
- * The children of the cgroup at index @self, depth first.  readdir's d_ino
- * is the kernfs id, the cgroup id the events carry, so nothing is stat()ed:
- * a cgroup directory holds dozens of files, and a walk that looked at each
- * cost more than everything else iolat-top does in an interval.
+ * The walk, depth first, without recursion: the cgroup.max.depth of a
+ * hierarchy is "max" unless set.  A directory is read whole when it is
+ * opened, its subdirectories' ids and names kept in @names (a stack: a
+ * directory's come after its ancestors' and go when it is done), and
+ * closed once its last subdirectory is opened.  What stays open, one
+ * descriptor a directory with subdirectories still to walk, is at most
+ * @max_open: past it the shallowest is closed and opened again, when its
+ * turn comes, by the names from the deepest one still open (by names:
+ * the path may be past PATH_MAX).
  */
-static int cgroups_walk(struct iolat_cgroups *cgs, int dfd, long self)
+struct walk_frame {
+	long self;		/* index in cgs->v */
+	int fd;			/* -1: closed (or not needed any more) */
+	size_t name;		/* its name in names (its parent's list) */
+	size_t start, next, end;	/* its subdirectories, still to walk from next */
+};
+
+struct walk {
+	struct iolat_cgroups *cgs;
+	struct walk_frame *st;
+	size_t depth, cap;
+	char *names;		/* entries: the id (8 bytes), the name and '\0' */
+	size_t len, names_cap;
+	char *buf;		/* getdents64's */
+	int open, max_open;
+};
+
+#define WALK_BUF 32768
+
+struct walk_dirent {		/* the kernel's struct linux_dirent64 */
+	__u64 d_ino;
+	__s64 d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+static void walk_unread(struct walk *w, int err)
 {
-	struct dirent *de;
-	DIR *dir = fdopendir(dfd);
+	if (!w->cgs->unread++)
+		w->cgs->unread_err = err;
+}
+
+static void walk_close(struct walk *w, struct walk_frame *f)
+{
+	if (f->fd >= 0) {
+		close(f->fd);
+		f->fd = -1;
+		w->open--;
+	}
+}
+
+/*
+ * Make room for a descriptor: close the shallowest open one but the top's
+ * and @busy (the one a path is opened from); false: none.
+ */
+static bool walk_evict(struct walk *w, int busy)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < w->depth; i++)
+		if (w->st[i].fd >= 0 && w->st[i].fd != busy) {
+			walk_close(w, &w->st[i]);
+			return true;
+		}
+	return false;
+}
+
+/*
+ * openat() of a directory, past the limit after closing the shallowest
+ * open one, and again after that when out of descriptors all the same.
+ */
+static int walk_openat(struct walk *w, int dfd, const char *name)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, fd;
+
+	if (w->open >= w->max_open)
+		walk_evict(w, dfd);
+	fd = openat(dfd, name, flags);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && walk_evict(w, dfd))
+		fd = openat(dfd, name, flags);
+	return fd;
+}
+
+static const char *walk_name(const struct walk *w, size_t at)
+{
+	return w->names + at + sizeof(__u64);
+}
+
+/*
+ * The top frame's directory, closed to keep few open, opened again: by
+ * the names from the deepest ancestor still open (or the root's path),
+ * each checked by its id (renamed, or another in its place, meanwhile).
+ * An ancestor on the way is kept when it has more to walk and there is
+ * room.  0; -ENOENT when it is not there any more; -errno.
+ */
+static int walk_reopen(struct walk *w)
+{
+	size_t top = w->depth - 1, k = top;
+	int fd;
+
+	while (k > 0 && w->st[k - 1].fd < 0)
+		k--;
+	fd = k ? w->st[k - 1].fd : -1;
+	for (; k <= top; k++) {
+		struct walk_frame *f = &w->st[k];
+		struct stat st;
+		int dfd = fd;
+
+		if (k)
+			fd = walk_openat(w, dfd, walk_name(w, f->name));
+		else
+			fd = open(iolat_cgroup_root(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (k && dfd != w->st[k - 1].fd)
+			close(dfd);	/* an ancestor on the way, not kept */
+		if (fd < 0)
+			return errno == ENOTDIR ? -ENOENT : -errno;
+		if (fstat(fd, &st) || st.st_ino != w->cgs->v[f->self].id) {
+			close(fd);
+			return -ENOENT;
+		}
+		if (k == top || (f->next < f->end && w->open < w->max_open)) {
+			f->fd = fd;
+			w->open++;
+		}
+	}
+	return 0;
+}
+
+static int walk_names_put(struct walk *w, __u64 ino, const char *name)
+{
+	size_t need = sizeof(ino) + strlen(name) + 1;
+
+	if (w->len + need > w->names_cap) {
+		size_t cap = w->names_cap ? w->names_cap * 2 : 65536;
+		char *v;
+
+		while (cap < w->len + need)
+			cap *= 2;
+		v = realloc(w->names, cap);
+		if (!v)
+			return -ENOMEM;
+		w->names = v;
+		w->names_cap = cap;
+	}
+	memcpy(w->names + w->len, &ino, sizeof(ino));
+	memcpy(w->names + w->len + sizeof(ino), name, need - sizeof(ino));
+	w->len += need;
+	return 0;
+}
+
+/*
+ * Push cgroup @self, whose directory is open at @fd: its subdirectories
+ * read into names.  readdir's d_ino is the kernfs id, the cgroup id the
+ * events carry, so nothing is stat()ed: a cgroup directory holds dozens
+ * of files, and a walk that looked at each cost more than everything else
+ * iolat-top does in an interval.  One without subdirectories is closed
+ * and not pushed.
+ */
+static int walk_push(struct walk *w, long self, int fd, size_t name)
+{
+	struct walk_frame *f;
+	size_t start = w->len;
+	long n;
 	int err = 0;
 
-	if (!dir) {
-		close(dfd);
-		return errno == ENOENT ? 0 : -errno;
-	}
-	while (!err && (de = readdir(dir))) {
-		char path[PATH_MAX];
-		int cfd;
+	while (!err && (n = syscall(SYS_getdents64, fd, w->buf, WALK_BUF)) > 0) {
+		long off;
 
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+		for (off = 0; !err && off < n; ) {
+			struct walk_dirent *de = (struct walk_dirent *)(w->buf + off);
+
+			off += de->d_reclen;
+			if (de->d_type == DT_DIR && de->d_name[0] != '.')
+				err = walk_names_put(w, de->d_ino, de->d_name);
+		}
+	}
+	if (!err && n < 0 && errno != ENOENT)
+		walk_unread(w, errno);	/* what it gave before is walked */
+	if (err || w->len == start) {
+		close(fd);
+		return err;
+	}
+	if (w->depth == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		struct walk_frame *v = realloc(w->st, cap * sizeof(*v));
+
+		if (!v) {
+			close(fd);
+			return -ENOMEM;
+		}
+		w->st = v;
+		w->cap = cap;
+	}
+	f = &w->st[w->depth++];
+	f->self = self;
+	f->fd = fd;
+	f->name = name;
+	f->start = f->next = start;
+	f->end = w->len;
+	w->open++;
+	return 0;
+}
+
+static int cgroups_walk(struct iolat_cgroups *cgs, int root_fd)
+{
+	struct walk w = { .cgs = cgs };
+	struct rlimit rl;
+	char path[PATH_MAX];
+	int err;
+
+	/* A few: the rows' io.pressure files stay open, and the BPF side's. */
+	w.max_open = 64;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur / 8 < (rlim_t)w.max_open)
+		w.max_open = rl.rlim_cur / 8 > 4 ? rl.rlim_cur / 8 : 4;
+	w.buf = malloc(WALK_BUF);
+	if (!w.buf) {
+		close(root_fd);
+		return -ENOMEM;
+	}
+	err = walk_push(&w, 0, root_fd, 0);
+	while (!err && w.depth) {
+		struct walk_frame *f = &w.st[w.depth - 1];
+		size_t at = f->next;
+		long self = f->self;
+		__u64 ino;
+		int fd;
+
+		if (f->next == f->end) {
+			walk_close(&w, f);
+			w.len = f->start;	/* its names go with it */
+			w.depth--;
 			continue;
-		snprintf(path, sizeof(path), "%s/%s",
-			 self ? cgs->v[self].path : "", de->d_name);
-		err = cgroups_add(cgs, de->d_ino, path, self);
+		}
+		memcpy(&ino, w.names + at, sizeof(ino));
+		f->next += sizeof(ino) + strlen(walk_name(&w, at)) + 1;
+		cgs->cut += path_join(path, cgs->v[self].path, walk_name(&w, at));
+		err = cgroups_add(cgs, ino, path, self);
 		if (err)
 			break;
+		fd = f->fd >= 0 ? 0 : walk_reopen(&w);
+		if (fd == -ENOENT) {
+			f->next = f->end;	/* gone, and what it held */
+			continue;
+		}
+		if (fd < 0) {
+			walk_unread(&w, -fd);
+			continue;
+		}
+		fd = walk_openat(&w, f->fd, walk_name(&w, at));
+		/* Its last subdirectory opened: its descriptor is done with. */
+		if (f->next == f->end)
+			walk_close(&w, f);
 		/* Cgroups come and go while we walk: a vanished one is no error. */
-		cfd = openat(dirfd(dir), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (cfd >= 0)
-			err = cgroups_walk(cgs, cfd, cgs->n - 1);
+		if (fd < 0) {
+			if (errno != ENOENT && errno != ENOTDIR)
+				walk_unread(&w, errno);
+			continue;
+		}
+		err = walk_push(&w, cgs->n - 1, fd, at);
 	}
-	closedir(dir);
+	while (w.depth)
+		walk_close(&w, &w.st[--w.depth]);
+	free(w.st);
+	free(w.names);
+	free(w.buf);
 	return err;
 }
 
@@ -249,6 +518,8 @@ static void tree_free(struct iolat_cgroups *cgs)
 	cgs->v = NULL;
 	cgs->by_id = NULL;
 	cgs->n = cgs->cap = cgs->nlive = 0;
+	cgs->unread = cgs->cut = 0;
+	cgs->unread_err = 0;
 	cgs->paths_gen = ++paths_gen;
 }
 
@@ -264,6 +535,27 @@ void iolat_cgroups_free(struct iolat_cgroups *cgs)
 	free(cgs->unknown);
 	memset(cgs, 0, sizeof(*cgs));
 	cgs->paths_gen = ++paths_gen;
+}
+
+/* What a walk could not do, said once: the counts stay in @cgs for the rest. */
+static void walk_tell(const struct iolat_cgroups *cgs)
+{
+	static bool told_unread, told_cut;
+
+	if (cgs->unread && !told_unread) {
+		fprintf(stderr, "%s: %zu cgroup%s could not be read (%s%s): the cgroups "
+			"below %s are missing\n", program_invocation_short_name,
+			cgs->unread, cgs->unread == 1 ? "" : "s", strerror(cgs->unread_err),
+			cgs->unread == 1 ? "" : ", the first", cgs->unread == 1 ? "it" : "them");
+		told_unread = true;
+	}
+	if (cgs->cut && !told_cut) {
+		fprintf(stderr, "%s: %zu cgroup%s a path of PATH_MAX (%d) bytes or more: "
+			"named \".../\" and %s end, %s files not read\n",
+			program_invocation_short_name, cgs->cut, cgs->cut == 1 ? " has" : "s have",
+			PATH_MAX, cgs->cut == 1 ? "its" : "their", cgs->cut == 1 ? "its" : "their");
+		told_cut = true;
+	}
 }
 
 int iolat_cgroups_scan(struct iolat_cgroups *cgs)
@@ -283,7 +575,7 @@ int iolat_cgroups_scan(struct iolat_cgroups *cgs)
 	}
 	err = cgroups_add(cgs, st.st_ino, "/", -1);
 	if (!err)
-		err = cgroups_walk(cgs, dfd, 0);
+		err = cgroups_walk(cgs, dfd);
 	else
 		close(dfd);
 	if (!err) {
@@ -295,6 +587,7 @@ int iolat_cgroups_scan(struct iolat_cgroups *cgs)
 		tree_free(cgs);
 		return err;
 	}
+	walk_tell(cgs);
 	for (i = 0; i < cgs->n; i++)
 		cgs->by_id[i] = i;
 	sorting = cgs;
@@ -456,6 +749,7 @@ static int try_add(struct iolat_cgroups *cgs, __u64 id, __u64 parent_id,
 	long parent = -1;
 	size_t pos;
 	bool found;
+	int cut, ret;
 
 	pos = by_id_pos(cgs, id, &found);
 	if (found)
@@ -466,12 +760,14 @@ static int try_add(struct iolat_cgroups *cgs, __u64 id, __u64 parent_id,
 	if (name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, ".."))
 		parent = iolat_cgroups_find(cgs, parent_id);
 	if (parent >= 0) {
-		if (snprintf(path, sizeof(path), "%s/%s", parent ? cgs->v[parent].path : "",
-			     name) >= (int)sizeof(path))
-			return IOLAT_CGROUP_ELSEWHERE;	/* past PATH_MAX: cannot be opened */
-		if (!dir_has_id(path, id))
+		/* Past PATH_MAX no stat() can tell: the record says it is there. */
+		cut = path_join(path, cgs->v[parent].path, name);
+		if (!cut && !dir_has_id(path, id))
 			return 0;	/* not visible yet, or gone again */
-		return insert(cgs, pos, id, path, parent);
+		ret = insert(cgs, pos, id, path, parent);
+		if (ret > 0)
+			cgs->cut += cut;
+		return ret;
 	}
 	if (name[0] && pending_find(cgs, parent_id) >= 0)
 		return 0;	/* its parent is pending too */
@@ -790,6 +1086,8 @@ int iolat_iostat_read(const char *path, char *buf, size_t size)
 	ssize_t len;
 	int fd, err;
 
+	if (!openable(path))
+		return -ENAMETOOLONG;
 	snprintf(fn, sizeof(fn), "%s%s/io.stat", iolat_cgroup_root(),
 		 strcmp(path, "/") ? path : "");
 	fd = open(fn, O_RDONLY | O_CLOEXEC);
@@ -1092,6 +1390,8 @@ static int pressure_open(const char *path)
 
 	if (!strcmp(path, "/"))
 		return -ENOENT;	/* the root's is /proc/pressure/io: the system's */
+	if (!openable(path))
+		return -ENAMETOOLONG;
 	snprintf(fn, sizeof(fn), "%s%s/io.pressure", iolat_cgroup_root(), path);
 	fd = open(fn, O_RDONLY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
@@ -1258,7 +1558,8 @@ int iolat_targets_read_one(const struct iolat_cgroups *cgs, size_t i,
 	unsigned long long us;
 	FILE *f;
 
-	if (!i || cgs->v[i].gone)	/* the root has no io.latency */
+	/* The root has no io.latency; a cut path, none we can open. */
+	if (!i || cgs->v[i].gone || !openable(cgs->v[i].path))
 		return 0;
 	snprintf(fn, sizeof(fn), "%s%s/io.latency", iolat_cgroup_root(),
 		 cgs->v[i].path);
@@ -1302,6 +1603,8 @@ bool iolat_cgroups_have_latency(const struct iolat_cgroups *cgs)
 	size_t i;
 
 	for (i = 1; i < cgs->n; i++) {	/* the root has none */
+		if (!openable(cgs->v[i].path))
+			continue;
 		snprintf(fn, sizeof(fn), "%s%s/io.latency", iolat_cgroup_root(),
 			 cgs->v[i].path);
 		if (!access(fn, F_OK))

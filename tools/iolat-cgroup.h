@@ -13,8 +13,9 @@
 #include "iolat.h"
 
 /*
- * The cgroup2 hierarchy: ids (directory inodes) and paths ("/a/b"), the
- * root first and every cgroup before its children.
+ * The cgroup2 hierarchy: ids (directory inodes) and paths ("/a/b"; past
+ * PATH_MAX ".../" and the end: unread and cut below), the root first and
+ * every cgroup before its children.
  */
 struct iolat_cgroup {
 	__u64 id;
@@ -34,8 +35,9 @@ struct iolat_cgroup {
  * shows the namespace's root, while the tracepoint's path starts at the
  * hierarchy's, and that path is cut at 255 bytes in the BPF record; a
  * name is never cut (NAME_MAX), and ids are the same in every namespace.
- * One stat() checks the directory is there with that id.  A parent the
- * tree does not know, and that is not pending itself, is outside our
+ * One stat() checks the directory is there with that id; past PATH_MAX
+ * none can, and the record is taken at its word.  A parent the tree
+ * does not know, and that is not pending itself, is outside our
  * view (a cgroup outside our namespace's root: everything inside was
  * walked or had an event); iolat_cgroup_id_path() asks the kernel to
  * make sure, by the id alone.  Why not that for every cgroup: opening a
@@ -71,6 +73,15 @@ struct iolat_cgroups {
 	size_t nremoved, capremoved, nunknown, capunknown;
 	/* A pending cgroup never showed up: walk the tree again. */
 	bool stale;
+	/*
+	 * The last walk's cgroups whose directory could not be read (not
+	 * gone: EACCES, EMFILE), their children unknown, and the first one's
+	 * errno; the tree's paths of PATH_MAX bytes or more, kept as ".../"
+	 * and their end (never a path of the tree, which starts with "/";
+	 * no file is opened by it).  A walk says them on stderr, once.
+	 */
+	size_t unread, cut;
+	int unread_err;
 	/*
 	 * The paths' generation, changed whenever they are freed (a walk,
 	 * iolat_cgroups_free()), never the same twice: a path's pointer

@@ -222,6 +222,8 @@ void top_print_json(FILE *f, const struct top_report *rep)
 		fputs("null", f);	/* no BPF side */
 	/* Where the io.stat counters came from: one walk, or a file each. */
 	fprintf(f, ",\"iostat_source\":\"%s\"", m->iostat ? "iterator" : "files");
+	/* Cgroups the last walk could not read: what is below them has no row. */
+	fprintf(f, ",\"cgroups_unread\":%zu", m->cgs ? m->cgs->unread : 0);
 	fprintf(f, ",\"rows_total\":%zu,\"rows_shown\":%zu,\"cgroups\":[", m->n, n);
 	for (i = 0; i < n; i++) {
 		const struct top_row *r = &m->v[i];
