@@ -541,7 +541,7 @@ static void print_text(const struct why_findings *fs, size_t n)
 
 		if (!shown(f))
 			continue;
-		printf("\n%zu. %s: %s %s\n   ", ++k, why_rule_names[f->rule], f->device, f->cgroup);
+		printf("\n%zu. %s: %s %s\n   ", ++k, why_rule_names[f->rule], f->device, f->name);
 		wrap(f->summary, 3, 3);
 		printf("   evidence: ");
 		wrap(f->evidence, 13, 5);
@@ -582,6 +582,10 @@ static void print_json(const struct why_findings *fs)
 		iolat_json_str(stdout, f->device);
 		printf(",\"cgroup\":");
 		iolat_json_str(stdout, f->cgroup);
+		if (f->cgroup_id)
+			printf(",\"cgroup_id\":%llu", (unsigned long long)f->cgroup_id);
+		else
+			printf(",\"cgroup_id\":null");
 		printf(",\"others\":[");
 		while (*s) {
 			size_t len = strcspn(s, ",");
