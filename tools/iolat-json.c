@@ -18,6 +18,13 @@ struct ij_parser {
 	char *err;
 	size_t errlen;
 	int depth;
+	/*
+	 * Every string of the value, keys too, is cut from one block as long
+	 * as the text: decoded, none is longer than it was with its quotes.
+	 * An iolat-top line holds 25 keys a row, 10,000 rows: one malloc().
+	 */
+	char *strings;
+	size_t used;
 };
 
 static int ij_fail(struct ij_parser *p, const char *fmt, ...)
@@ -100,9 +107,8 @@ static int ij_string(struct ij_parser *p, char **out)
 	if (*end != '"')
 		return ij_fail(p, "unterminated string");
 	len = end - s;
-	*out = d = malloc(len + 1);
-	if (!d)
-		return -ENOMEM;
+	*out = d = p->strings + p->used;
+	p->used += len + 1;
 	while (s < end) {
 		unsigned char c = *s++;
 		unsigned u, lo;
@@ -139,6 +145,7 @@ static int ij_string(struct ij_parser *p, char **out)
 		}
 	}
 	*d = '\0';
+	p->used = d + 1 - p->strings;	/* escapes make it shorter */
 	p->s = end + 1;
 	return 0;
 }
@@ -268,14 +275,12 @@ void ij_free(struct ij_value *v)
 
 	if (!v)
 		return;
-	for (i = 0; i < v->n; i++) {
-		ij_free(&v->items[i]);
-		if (v->type == IJ_OBJ)
-			free(v->keys[i]);
-	}
+	for (i = 0; i < v->n; i++)
+		if (v->items[i].type >= IJ_ARR)
+			ij_free(&v->items[i]);
 	free(v->items);
 	free(v->keys);
-	free(v->str);
+	free(v->strings);	/* the root's: all the strings, keys too */
 	memset(v, 0, sizeof(*v));
 }
 
@@ -286,8 +291,13 @@ int ij_parse(const char *text, struct ij_value *v, char *err, size_t errlen)
 
 	if (err && errlen)
 		err[0] = '\0';
+	memset(v, 0, sizeof(*v));
+	p.strings = malloc(strlen(text) + 1);
+	if (!p.strings)
+		return -ENOMEM;
 	ij_space(&p);
 	ret = ij_value(&p, v);
+	v->strings = p.strings;
 	if (ret)
 		return ret;
 	ij_space(&p);
@@ -304,7 +314,7 @@ const struct ij_value *ij_get(const struct ij_value *obj, const char *key)
 		return NULL;
 	/* The last of duplicate keys wins, as with most readers. */
 	for (i = obj->n; i-- > 0;)
-		if (!strcmp(obj->keys[i], key))
+		if (obj->keys[i] && obj->keys[i][0] == key[0] && !strcmp(obj->keys[i], key))
 			return &obj->items[i];
 	return NULL;
 }
@@ -631,12 +641,16 @@ enum ij_line ij_feed_line(struct why_model *m, const char *line, char *err,
 	enum ij_line kind = IJ_LINE_BAD;
 	const char *s = line;
 	double schema;
+	int ret;
 
 	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
 		s++;
 	if (!*s)
 		return IJ_LINE_EMPTY;
-	if (ij_parse(s, &v, err, errlen))
+	ret = ij_parse(s, &v, err, errlen);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	if (ret)
 		goto out;
 	if (v.type != IJ_OBJ) {
 		snprintf(err, errlen, "not a JSON object");

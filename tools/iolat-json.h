@@ -26,6 +26,7 @@ struct ij_value {
 	size_t n;		/* IJ_ARR, IJ_OBJ: items */
 	struct ij_value *items;
 	char **keys;		/* IJ_OBJ */
+	char *strings;		/* ij_parse()'s value: where its strings and keys are */
 };
 
 /*

@@ -11,43 +11,75 @@ const char *const why_action_names[WHY_ACT_NR] = {
 	"ok", "hold", "few", "up", "not_owner", "down", "tighter", "offline",
 };
 
-static __u64 hash_key(const char *dev, const char *path)
+static __u64 fnv(__u64 h, const char *s)
 {
-	__u64 h = 1469598103934665603ULL;
-
-	for (; *dev; dev++)
-		h = (h ^ (unsigned char)*dev) * 1099511628211ULL;
-	h = (h ^ 0xff) * 1099511628211ULL;
-	for (; *path; path++)
-		h = (h ^ (unsigned char)*path) * 1099511628211ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
 	return h;
 }
 
-/* Put group @i in the hash table. */
-static void hash_put(size_t *h, size_t cap, struct why_model *m, size_t i)
+static __u64 path_key(const char *dev, const char *path)
 {
-	size_t j = hash_key(m->v[i]->device, m->v[i]->path) & (cap - 1);
+	return fnv((fnv(1469598103934665603ULL, dev) ^ 0xff) * 1099511628211ULL, path);
+}
+
+static __u64 id_key(__u64 id)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdULL;
+	return id ^ (id >> 33);
+}
+
+/* Put group @i in the table by id (when it has one), all with that id probed in turn. */
+static void id_put(size_t *h, size_t cap, const struct why_model *m, size_t i)
+{
+	size_t j = id_key(m->v[i]->id) & (cap - 1);
 
 	while (h[j])
 		j = (j + 1) & (cap - 1);
 	h[j] = i + 1;
 }
 
+/* Group @i holds its path on its device: it replaces the one before. */
+static void path_put(size_t *h, size_t cap, const struct why_model *m, size_t i)
+{
+	const struct why_cg *c = m->v[i];
+	size_t j = path_key(c->device, c->path) & (cap - 1);
+
+	for (; h[j]; j = (j + 1) & (cap - 1)) {
+		const struct why_cg *o = m->v[h[j] - 1];
+
+		if (!strcmp(o->device, c->device) && !strcmp(o->path, c->path))
+			break;
+	}
+	h[j] = i + 1;
+}
+
 static int rehash(struct why_model *m)
 {
 	size_t cap = m->hcap ? m->hcap * 2 : 256, i;
-	size_t *h = calloc(cap, sizeof(*h));
+	size_t *hi = calloc(cap, sizeof(*hi)), *hp = calloc(cap, sizeof(*hp));
 
-	if (!h)
+	if (!hi || !hp) {
+		free(hi);
+		free(hp);
 		return -ENOMEM;
-	for (i = 0; i < m->n; i++)
-		hash_put(h, cap, m, i);
-	free(m->hash);
-	m->hash = h;
+	}
+	/* in the order seen: a path's last holder is the last put */
+	for (i = 0; i < m->n; i++) {
+		if (m->v[i]->id)
+			id_put(hi, cap, m, i);
+		path_put(hp, cap, m, i);
+	}
+	free(m->by_id);
+	free(m->by_path);
+	m->by_id = hi;
+	m->by_path = hp;
 	m->hcap = cap;
 	return 0;
 }
 
+/* The last group seen with @path on @dev. */
 static struct why_cg *cg_find(const struct why_model *m, const char *dev,
 			      const char *path)
 {
@@ -55,9 +87,9 @@ static struct why_cg *cg_find(const struct why_model *m, const char *dev,
 
 	if (!m->hcap)
 		return NULL;
-	j = hash_key(dev, path) & (m->hcap - 1);
-	for (; m->hash[j]; j = (j + 1) & (m->hcap - 1)) {
-		struct why_cg *c = m->v[m->hash[j] - 1];
+	j = path_key(dev, path) & (m->hcap - 1);
+	for (; m->by_path[j]; j = (j + 1) & (m->hcap - 1)) {
+		struct why_cg *c = m->v[m->by_path[j] - 1];
 
 		if (!strcmp(c->device, dev) && !strcmp(c->path, path))
 			return c;
@@ -65,59 +97,99 @@ static struct why_cg *cg_find(const struct why_model *m, const char *dev,
 	return NULL;
 }
 
-static struct why_cg *cg_get(struct why_model *m, const char *dev,
-			     const char *path, double t)
-{
-	struct why_cg *c = cg_find(m, dev, path);
-
-	if (!c) {
-		if (m->n == m->cap) {
-			size_t cap = m->cap ? m->cap * 2 : 64;
-			struct why_cg **v = realloc(m->v, cap * sizeof(*v));
-
-			if (!v)
-				return NULL;
-			m->v = v;
-			m->cap = cap;
-		}
-		if ((m->n + 1) * 2 > m->hcap && rehash(m))
-			return NULL;
-		c = calloc(1, sizeof(*c));
-		if (!c)
-			return NULL;
-		c->path = strdup(path);
-		if (!c->path) {
-			free(c);
-			return NULL;
-		}
-		snprintf(c->device, sizeof(c->device), "%s", dev);
-		c->depth = c->min_depth = WHY_DEPTH_MAX;
-		c->min_cookie = WHY_DEFAULT_COOKIE;
-		c->iops_min = INFINITY;
-		c->first_t = t;
-		m->v[m->n] = c;
-		hash_put(m->hash, m->hcap, m, m->n);
-		m->n++;
-	}
-	if (t > c->last_t)
-		c->last_t = t;
-	return c;
-}
-
 /* The group with cgroup id @id on @dev, or on any device; NULL if unseen. */
 struct why_cg *why_cg_by_id(const struct why_model *m, const char *dev, __u64 id)
 {
 	struct why_cg *any = NULL;
-	size_t i;
+	size_t j;
 
-	for (i = 0; id && i < m->n; i++) {
-		if (m->v[i]->id != id)
+	if (!id || !m->hcap)
+		return NULL;
+	j = id_key(id) & (m->hcap - 1);
+	for (; m->by_id[j]; j = (j + 1) & (m->hcap - 1)) {
+		struct why_cg *c = m->v[m->by_id[j] - 1];
+
+		if (c->id != id)
 			continue;
-		if (!strcmp(m->v[i]->device, dev))
-			return m->v[i];
-		any = m->v[i];
+		if (!strcmp(c->device, dev))
+			return c;
+		any = c;
 	}
 	return any;
+}
+
+static struct why_cg *cg_new(struct why_model *m, const char *dev, const char *path,
+			     __u64 id, double t)
+{
+	struct why_cg *c;
+
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+		struct why_cg **v = realloc(m->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		m->v = v;
+		m->cap = cap;
+	}
+	if ((m->n + 1) * 2 > m->hcap && rehash(m))
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->path = strdup(path);
+	if (!c->path) {
+		free(c);
+		return NULL;
+	}
+	snprintf(c->device, sizeof(c->device), "%s", dev);
+	c->id = id;
+	c->depth = c->min_depth = WHY_DEPTH_MAX;
+	c->min_cookie = WHY_DEFAULT_COOKIE;
+	c->iops_min = INFINITY;
+	c->first_t = c->last_t = t;
+	c->prev_holder = cg_find(m, dev, path);
+	c->index = m->n;
+	m->v[m->n] = c;
+	if (id)
+		id_put(m->by_id, m->hcap, m, m->n);
+	path_put(m->by_path, m->hcap, m, m->n);
+	m->n++;
+	return c;
+}
+
+/*
+ * The group a record names: by its id when it has one.  A record without
+ * an id (recordings before the tools printed them, a culprit named by path
+ * alone) is the group that has the path now; one with an id that finds the
+ * path's group without one is that group, now known by its id.  Anything
+ * else with a new id is a new cgroup, even under a path seen before.
+ */
+static struct why_cg *cg_get(struct why_model *m, const char *dev,
+			     const char *path, __u64 id, double t)
+{
+	struct why_cg *c = id ? why_cg_by_id(m, dev, id) : NULL;
+
+	if (c && strcmp(c->device, dev))
+		c = NULL;
+	if (!c) {
+		c = cg_find(m, dev, path);
+		if (c && id && c->id)
+			c = NULL;
+		else if (c && id) {
+			c->id = id;
+			id_put(m->by_id, m->hcap, m, c->index);
+		}
+	}
+	if (!c)
+		c = cg_new(m, dev, path, id, t);
+	if (!c)
+		return NULL;
+	if (t > c->last_t)
+		c->last_t = t;
+	if (t > 0 && (t < c->first_t || c->first_t <= 0))
+		c->first_t = t;
+	return c;
 }
 
 int why_grow(void **v, size_t *cap, size_t n, size_t size)
@@ -184,20 +256,38 @@ void why_parent_path(const char *path, char *out, size_t len)
 		snprintf(out, len, "%.*s", (int)(slash - path), path);
 }
 
-static struct why_cg *parent_of(struct why_model *m, const struct why_cg *c,
-				bool create)
+/*
+ * @c's parent as the records go, in *@p (NULL: none): the group that has
+ * the parent's path then, made when none has (filled in when its own
+ * records come).  0 or -ENOMEM.
+ */
+static int parent_of(struct why_model *m, struct why_cg *c, struct why_cg **p)
 {
-	static char pp[WHY_NAME_LEN];
+	size_t len = strlen(c->path) + 2;
+	char *pp;
 
-	why_parent_path(c->path, pp, sizeof(pp));
-	if (!pp[0])
-		return NULL;
-	return create ? cg_get(m, c->device, pp, c->last_t) : cg_find(m, c->device, pp);
+	*p = c->parent;
+	if (c->parent)
+		return 0;
+	pp = malloc(len);
+	if (!pp)
+		return -ENOMEM;
+	why_parent_path(c->path, pp, len);
+	if (pp[0]) {
+		c->parent = cg_get(m, c->device, pp, 0, c->last_t);
+		if (!c->parent) {
+			free(pp);
+			return -ENOMEM;
+		}
+	}
+	free(pp);
+	*p = c->parent;
+	return 0;
 }
 
 struct why_cg *why_parent_of(struct why_model *m, const struct why_cg *c)
 {
-	return parent_of(m, c, false);
+	return c->parent;
 }
 
 static void span(struct why_model *m, double t)
@@ -227,6 +317,9 @@ void why_model_free(struct why_model *m)
 		return;
 	for (i = 0; i < m->n; i++) {
 		free(m->v[i]->path);
+		if (m->v[i]->name != m->v[i]->path)
+			free(m->v[i]->name);
+		free(m->v[i]->kids);
 		free(m->v[i]->ws.v);
 		free(m->v[i]->wt.v);
 		free(m->v[i]->dv);
@@ -234,7 +327,8 @@ void why_model_free(struct why_model *m)
 		free(m->v[i]);
 	}
 	free(m->v);
-	free(m->hash);
+	free(m->by_id);
+	free(m->by_path);
 	free(m);
 }
 
@@ -295,9 +389,9 @@ static int event_window(struct why_model *m, struct why_cg *c,
 		.ssd = e->ssd, .scale_lat_us = e->scale_lat_us,
 		.verdict_missed = !e->met && e->action != WHY_ACT_OFFLINE,
 	};
-	struct why_cg *p = parent_of(m, c, true);
+	struct why_cg *p;
 
-	if (!p)
+	if (parent_of(m, c, &p))
 		return -ENOMEM;
 	if (e->target_us)
 		note_target(c, e->target_us, e->time);
@@ -311,7 +405,7 @@ static int event_window(struct why_model *m, struct why_cg *c,
 	 * A scale-down that moved the cookie traced its cookie event first;
 	 * one that finds none is a down at the floor, where the cookie stays.
 	 */
-	if (e->action == WHY_ACT_DOWN) {
+	if (e->action == WHY_ACT_DOWN && p) {
 		p->is_parent = true;
 		p->last_down_window = e->time;
 		if (p->pending_downs) {
@@ -342,11 +436,9 @@ int why_model_event(struct why_model *m, const struct why_event *e)
 		if (!c)
 			return 0;
 	} else {
-		c = cg_get(m, e->device, e->cgroup, e->time);
+		c = cg_get(m, e->device, e->cgroup, e->cgroup_id, e->time);
 		if (!c)
 			return -ENOMEM;
-		if (e->cgroup_id)
-			c->id = e->cgroup_id;
 	}
 
 	switch (e->type) {
@@ -370,20 +462,16 @@ int why_model_event(struct why_model *m, const struct why_event *e)
 		if (e->type == WHY_EV_COOKIE && e->by == WHY_BY_WINDOW && e->new < e->old)
 			c->pending_downs++;
 		if (e->culprit[0] && e->culprit_id) {
-			struct why_cg *cul = cg_get(m, e->device, e->culprit, e->time);
-
-			if (!cul)
+			if (!cg_get(m, e->device, e->culprit, e->culprit_id, e->time))
 				return -ENOMEM;
-			cul->id = e->culprit_id;
 		}
 		return scale_add(c, &s);
 	case WHY_EV_DEPTH:
 		if (e->nr_requests)
 			c->nr_requests = e->nr_requests;
-		p = parent_of(m, c, true);
-		if (!p)
+		if (parent_of(m, c, &p))
 			return -ENOMEM;
-		if (e->nr_requests)
+		if (p && e->nr_requests)
 			p->nr_requests = e->nr_requests;
 		return depth_add(c, e->time, e->new);
 	case WHY_EV_USE_DELAY:
@@ -452,11 +540,9 @@ int why_model_row(struct why_model *m, const struct why_row *r)
 		return 0;
 	m->rows++;
 	span(m, r->time);
-	c = cg_get(m, r->device, r->cgroup, r->time);
+	c = cg_get(m, r->device, r->cgroup, r->cgroup_id, r->time);
 	if (!c)
 		return -ENOMEM;
-	if (r->cgroup_id)
-		c->id = r->cgroup_id;
 	c->rows++;
 	c->last_row_t = r->time;
 	if (r->target_us)
@@ -530,11 +616,8 @@ int why_model_row(struct why_model *m, const struct why_row *r)
 		c->top_ups = r->scale_ups;
 		c->top_timer_ups = r->timer_ups;
 		if (r->culprit[0] && r->culprit_id) {
-			struct why_cg *cul = cg_get(m, r->device, r->culprit, r->time);
-
-			if (!cul)
+			if (!cg_get(m, r->device, r->culprit, r->culprit_id, r->time))
 				return -ENOMEM;
-			cul->id = r->culprit_id;
 		}
 	}
 	return 0;
@@ -554,14 +637,90 @@ static int cmp_scale(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
+/* The group that had @path on @dev at @t: the first to have it, before any. */
+static struct why_cg *holder_at(const struct why_model *m, const char *dev,
+				const char *path, double t)
+{
+	struct why_cg *h = cg_find(m, dev, path);
+
+	for (; h && h->prev_holder; h = h->prev_holder)
+		if (h->first_t <= t)
+			break;
+	return h;
+}
+
+/*
+ * Each group under its parent: the group that had the parent's path when
+ * it was first seen (made, with no record of its own, when none had).
+ */
+static int build_tree(struct why_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {	/* m->n grows with the parents made */
+		struct why_cg *c = m->v[i], *p = c->parent;
+
+		if (!p) {
+			size_t len = strlen(c->path) + 2;
+			char *pp = malloc(len);
+
+			if (!pp)
+				return -ENOMEM;
+			why_parent_path(c->path, pp, len);
+			if (pp[0]) {
+				p = holder_at(m, c->device, pp, c->first_t);
+				if (!p) {
+					p = cg_new(m, c->device, pp, 0, c->first_t);
+					if (!p) {
+						free(pp);
+						return -ENOMEM;
+					}
+					p->implied = true;
+				}
+			}
+			free(pp);
+			if (!p)
+				continue;
+			c->parent = p;
+		}
+		if (why_grow((void **)&p->kids, &p->kcap, p->nkids, sizeof(*p->kids)))
+			return -ENOMEM;
+		p->kids[p->nkids++] = c;
+	}
+	return 0;
+}
+
+/* Names: a path two groups on a device had is said with each one's id. */
+static int name_groups(struct why_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		struct why_cg *c = m->v[i];
+
+		c->name = c->path;
+		if (c->id && (c->prev_holder || cg_find(m, c->device, c->path) != c) &&
+		    asprintf(&c->name, "%s (cgroup id %llu)", c->path,
+			     (unsigned long long)c->id) < 0) {
+			c->name = c->path;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /*
  * The two recordings are read one after the other (or as their lines
  * come): put each group's depths and scale events in time order, and
  * reduce the depths to changes.
  */
-void why_model_finish(struct why_model *m)
+int why_model_finish(struct why_model *m)
 {
 	size_t i, j, k;
+
+	if (m->finished)
+		return 0;
+	m->finished = true;
 
 	for (i = 0; i < m->n; i++) {
 		struct why_cg *c = m->v[i];
@@ -583,4 +742,5 @@ void why_model_finish(struct why_model *m)
 		c->depth_known = k > 0;
 		c->depth = k ? c->dv[k - 1].depth : WHY_DEPTH_MAX;
 	}
+	return build_tree(m) ?: name_groups(m);
 }

@@ -153,10 +153,27 @@ struct why_depth {		/* a depth change (or a row's depth) */
 	__u32 depth;
 };
 
+/*
+ * A group is a cgroup on a device: its id, when the records carry one
+ * (a service started again under the same path is a new cgroup, with a
+ * new id and none of the old one's history), else its path.
+ */
 struct why_cg {
 	char device[WHY_DEV_LEN];
 	char *path;
-	__u64 id;
+	__u64 id;		/* 0: no record gave one */
+	/*
+	 * How the findings name it: its path, with its id where another
+	 * group on the device had the same path.  Set by why_model_finish().
+	 */
+	char *name;
+	/* the tree, as why_model_finish() leaves it */
+	struct why_cg *parent;	/* NULL: the root, or a path without parent */
+	struct why_cg **kids;	/* in the order they were first seen */
+	size_t nkids, kcap;
+	struct why_cg *prev_holder;	/* the group that had this path before */
+	bool implied;		/* no record of its own: made to hold its children */
+	size_t index;		/* in why_model.v */
 	double first_t, last_t;
 	double last_row_t;	/* its last iolat-top row */
 	/* target */
@@ -201,8 +218,13 @@ struct why_cg {
 struct why_model {
 	struct why_cg **v;	/* each its own allocation: pointers stay */
 	size_t n, cap;
-	size_t *hash;		/* index + 1; 0 empty */
+	/*
+	 * Index + 1 (0 empty), both of hcap slots: every group with an id by
+	 * its id; by device and path, the last group seen with that path.
+	 */
+	size_t *by_id, *by_path;
 	size_t hcap;
+	bool finished;
 	double first, last;
 	size_t events, rows;
 	__u64 lost[WHY_SRC_NR];
@@ -259,12 +281,14 @@ void why_model_functions(struct why_model *m, enum why_source src, bool charges,
 /*
  * Once everything is fed: each group's depths and scale events in time
  * order (the two recordings come one after the other, or interleaved),
- * its depths reduced to changes.  why_analyse() calls it.
+ * its depths reduced to changes; the tree (parent, kids) and the names.
+ * why_analyse() calls it.  0 or -ENOMEM.
  */
-void why_model_finish(struct why_model *m);
+int why_model_finish(struct why_model *m);
 
 /* Lookups for the rules. */
 struct why_cg *why_cg_by_id(const struct why_model *m, const char *dev, __u64 id);
+/* @c's parent once finished (c->parent); NULL for the root. */
 struct why_cg *why_parent_of(struct why_model *m, const struct why_cg *c);
 /* "/a/b" -> "/a"; "/a" -> "/"; "/" -> "" (no parent). */
 void why_parent_path(const char *path, char *out, size_t len);

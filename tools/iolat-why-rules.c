@@ -105,12 +105,14 @@ static int add_finding(struct why_findings *out, enum why_rule rule,
 	f->rule = rule;
 	snprintf(f->device, sizeof(f->device), "%s", c->device);
 	f->cgroup = strdup(c->path);
+	f->name = strdup(c->name);
+	f->cgroup_id = c->id;
 	f->summary = sb_take(&t->summary);
 	f->evidence = sb_take(&t->evidence);
 	f->advice = sb_take(&t->advice);
 	f->others = sb_take(&t->others);
 	f->command = sb_take(&t->command);
-	if (!f->cgroup || !f->summary || !f->evidence || !f->advice || !f->others ||
+	if (!f->cgroup || !f->name || !f->summary || !f->evidence || !f->advice || !f->others ||
 	    !f->command)
 		return -ENOMEM;
 	return 0;
@@ -122,6 +124,7 @@ void why_findings_free(struct why_findings *f)
 
 	for (i = 0; i < f->n; i++) {
 		free(f->v[i].cgroup);
+		free(f->v[i].name);
 		free(f->v[i].others);
 		free(f->v[i].summary);
 		free(f->v[i].evidence);
@@ -193,10 +196,10 @@ static void target_command(struct finding_text *t, const char *dev, const char *
 	char *devfile = raw_path("/sys/block/", dev, "/dev");
 	char *qfile = shell_word(file), *qdev = shell_word(devfile);
 
-	if (qfile && qdev)
-		sb_printf(&t->command, "echo \"$(cat %s) target=%s\" > %s", qdev, value, qfile);
-	else
+	if (!qfile || !qdev)
 		t->command.oom = true;
+	else if (path[0] == '/')	/* not cut past PATH_MAX (".../b/c") */
+		sb_printf(&t->command, "echo \"$(cat %s) target=%s\" > %s", qdev, value, qfile);
 	free(file);
 	free(devfile);
 	free(qfile);
@@ -233,15 +236,26 @@ static bool is_root(const struct why_cg *c)
 	return !strcmp(c->path, "/");
 }
 
+/*
+ * Siblings: the kids of one parent (why_model_finish() builds the tree
+ * once) that were there at the same time - a cgroup removed and one made
+ * after it under the same path never competed.  Loop over @c's with
+ * nsib() and sib(), testing same_parent().
+ */
 static bool same_parent(const struct why_cg *a, const struct why_cg *b)
 {
-	char pa[WHY_NAME_LEN], pb[WHY_NAME_LEN];
+	return a != b && !b->implied && a->parent && a->parent == b->parent &&
+	       a->first_t <= b->last_t && b->first_t <= a->last_t;
+}
 
-	if (strcmp(a->device, b->device) || a == b)
-		return false;
-	why_parent_path(a->path, pa, sizeof(pa));
-	why_parent_path(b->path, pb, sizeof(pb));
-	return pa[0] && !strcmp(pa, pb);
+static size_t nsib(const struct why_cg *c)
+{
+	return c->parent ? c->parent->nkids : 0;
+}
+
+static struct why_cg *sib(const struct why_cg *c, size_t i)
+{
+	return c->parent->kids[i];
 }
 
 /* When @c first reached depth 1; 0 if never. */
@@ -301,7 +315,7 @@ static void sibling_text(struct finding_text *t, const struct why_cg *s)
 {
 	char d[16];
 
-	sb_printf(&t->evidence, "; %s: depth %s", s->path,
+	sb_printf(&t->evidence, "; %s: depth %s", s->name,
 		  s->depth_known ? depth_text(s->min_depth, d, sizeof(d)) : "unknown");
 	if (s->max_use_delay > 0)
 		sb_printf(&t->evidence, ", use_delay up to %lld", (long long)s->max_use_delay);
@@ -309,7 +323,7 @@ static void sibling_text(struct finding_text *t, const struct why_cg *s)
 		sb_printf(&t->evidence, ", %.0f-%.0f IOPS", s->iops_min, s->iops_max);
 	else if (s->iops_n)
 		sb_printf(&t->evidence, ", %.0f IOPS", s->iops_max);
-	add_other(t, s->path);
+	add_other(t, s->name);
 }
 
 static void remove_target_advice(struct finding_text *t, const struct why_cg *c)
@@ -331,8 +345,8 @@ static int rule_unreachable(struct why_model *m, struct why_cg *c,
 	if (!c->target_us || n < MIN_WINDOWS || missed * 100 < n * UNREACHABLE_PCT)
 		return 0;
 	/* The siblings it had throttled as far as they go: depth 1. */
-	for (i = 0; i < m->n; i++) {
-		double t1 = same_parent(c, m->v[i]) ? at_depth1(m->v[i]) : 0;
+	for (i = 0; i < nsib(c); i++) {
+		double t1 = same_parent(c, sib(c, i)) ? at_depth1(sib(c, i)) : 0;
 
 		if (t1 && (!first1 || t1 < first1))
 			first1 = t1;
@@ -351,7 +365,7 @@ static int rule_unreachable(struct why_model *m, struct why_cg *c,
 	sb_printf(&t.summary, "%s's target %lluus is out of reach on %s: it missed "
 		  "%llu of %llu windows, and still %llu of %llu%s once its siblings were "
 		  "at depth 1, so throttling them buys it nothing",
-		  c->path, c->target_us, c->device, missed, n, after_missed, after,
+		  c->name, c->target_us, c->device, missed, n, after_missed, after,
 		  l == &c->ws ? "" : m->iostat_rows ? " in io.stat's windows in progress "
 		  "(iolat-top without the events)" : " seen by iolat-top");
 	if (med >= 0 && ssd)
@@ -362,13 +376,13 @@ static int rule_unreachable(struct why_model *m, struct why_cg *c,
 			  med, c->target_us);
 	sb_printf(&t.evidence, "%sa sibling reached depth 1 %.1fs into the recording",
 		  t.evidence.n ? "; " : "", first1 - m->first);
-	for (i = 0; i < m->n; i++)
-		if (same_parent(c, m->v[i]) && m->v[i]->depth_known)
-			sibling_text(&t, m->v[i]);
+	for (i = 0; i < nsib(c); i++)
+		if (same_parent(c, sib(c, i)) && sib(c, i)->depth_known)
+			sibling_text(&t, sib(c, i));
 	sb_printf(&t.advice, "the device itself is slower than %lluus for this IO: measure "
 		  "%s's latency with the device otherwise idle (fio at its real queue depth; "
 		  "p90 on non-rotational devices) and set the target above it with headroom, "
-		  "or remove it", c->target_us, c->path);
+		  "or remove it", c->target_us, c->name);
 	remove_target_advice(&t, c);
 	return add_finding(out, WHY_UNREACHABLE, c, &t);
 }
@@ -432,7 +446,7 @@ static int rule_ten_percent(struct why_model *m, struct why_cg *c,
 	sb_printf(&t.summary, "%s's tail on %s is over its %lluus target but never counts: "
 		  "%.1f%% of the bios of the windows that met the target were over it (p%.0f "
 		  "and above), in %llu of %llu such windows%s; a non-rotational window misses "
-		  "only at 10%%, so io.latency acted for it in %llu of %llu windows", c->path,
+		  "only at 10%%, so io.latency acted for it in %llu of %llu windows", c->name,
 		  c->device, c->target_us, 100.0 * over / bios, ceil(100.0 - 100.0 * over / bios),
 		  tail, met, l == &c->ws ? "" : " seen by iolat-top", missed, all);
 	sb_printf(&t.evidence, "share of bios over target per window:");
@@ -465,8 +479,8 @@ static int rule_no_charge(struct why_model *m, struct why_cg *c,
 	if (c->ever_target || c->max_use_delay <= 0 || is_root(c) ||
 	    c->charged_ms > 0 || c->charges || c->pays || c->paid_ms > 0)
 		return 0;
-	for (i = 0; i < m->n; i++) {
-		const struct why_cg *s = m->v[i];
+	for (i = 0; i < nsib(c); i++) {
+		const struct why_cg *s = sib(c, i);
 
 		if (same_parent(c, s) && s->ever_target && (s->charged_ms > 0 || s->charges))
 			charged = s;
@@ -476,7 +490,7 @@ static int rule_no_charge(struct why_model *m, struct why_cg *c,
 		return 0;
 	sb_printf(&t.summary, "%s on %s is \"delayed\" (use_delay up to %lld) but has no "
 		  "target, so its root-issued IO (swap, metadata) is never charged induced "
-		  "delay and its tasks never sleep", c->path, c->device,
+		  "delay and its tasks never sleep", c->name, c->device,
 		  (long long)c->max_use_delay);
 	sb_printf(&t.evidence, "0ms charged, 0ms paid");
 	if (c->delayed_s)
@@ -490,13 +504,13 @@ static int rule_no_charge(struct why_model *m, struct why_cg *c,
 	}
 	if (charged) {
 		sb_printf(&t.evidence, "; sibling %s, target %lluus, was charged %.0fms",
-			  charged->path, charged->target_us,
+			  charged->name, charged->target_us,
 			  charged->charged_ms ?: charged->charged_ev_us / 1000);
-		add_other(&t, charged->path);
+		add_other(&t, charged->name);
 	}
 	sb_printf(&t.advice, "give %s a loose target (10 ms, say): a root-issued bio charges "
 		  "the group's own target minus its latency, and a group without a target has "
-		  "nothing to charge", c->path);
+		  "nothing to charge", c->name);
 	target_command(&t, c->device, c->path, "10000");
 	return add_finding(out, WHY_NO_CHARGE, c, &t);
 }
@@ -514,7 +528,7 @@ static const char *culprit_of(struct why_model *m, const struct why_cg *p,
 			continue;
 		*id = p->sv[i].culprit_id;
 		c = why_cg_by_id(m, p->device, p->sv[i].culprit_id);
-		return c ? c->path : NULL;
+		return c ? c->name : NULL;
 	}
 	*id = 0;
 	return NULL;
@@ -537,15 +551,10 @@ static void culprit_text(struct why_model *m, struct finding_text *t,
 	*name = path ?: "its culprit";
 }
 
-/* Is @s a child of @p on @p's device? */
+/* Is @s a child of @p?  Loop over p->kids. */
 static bool child_of(const struct why_cg *s, const struct why_cg *p)
 {
-	char pp[WHY_NAME_LEN];
-
-	if (strcmp(s->device, p->device))
-		return false;
-	why_parent_path(s->path, pp, sizeof(pp));
-	return !strcmp(pp, p->path);
+	return s->parent == p && !s->implied;
 }
 
 /* Does @p's scale log have iolat-snoop's cookie events (else iolat-top's rows)? */
@@ -623,7 +632,7 @@ next:
 	culprit_text(m, &t, p, &culprit);
 	sb_printf(&t.summary, "the scaling of %s's children on %s flaps: %llu scale-downs and "
 		  "%llu scale-ups in %.0fs, changing direction %s%llu times, for %s",
-		  p->path, p->device, downs, ups, last - first, events ? "" : "at least ",
+		  p->name, p->device, downs, ups, last - first, events ? "" : "at least ",
 		  reversals, culprit);
 	if (events)
 		sb_printf(&t.evidence, "%.2f changes of direction a second",
@@ -631,17 +640,17 @@ next:
 	else
 		sb_printf(&t.evidence, "%llu of the %llu intervals that moved the cookie moved "
 			  "it both ways", mixed, moving);
-	for (i = 0; i < m->n; i++) {
-		const struct why_cg *s = m->v[i];
+	for (i = 0; i < p->nkids; i++) {
+		const struct why_cg *s = p->kids[i];
 
-		if (!child_of(s, p) || !strcmp(s->path, culprit) || !s->depth_changes)
+		if (!child_of(s, p) || !strcmp(s->name, culprit) || !s->depth_changes)
 			continue;
 		sb_printf(&t.evidence, "; what it costs %s: its depth changed %llu times",
-			  s->path, s->depth_changes);
+			  s->name, s->depth_changes);
 		if (s->iops_n)
 			sb_printf(&t.evidence, ", IOPS between %.0f and %.0f", s->iops_min,
 				  s->iops_max);
-		add_other(&t, s->path);
+		add_other(&t, s->name);
 	}
 	sb_printf(&t.advice, "%s's target sits at the edge of what it gets: met as soon as "
 		  "its siblings get some depth back, missed again once they use it.  Raise "
@@ -731,8 +740,8 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 			back = s->t;
 	}
 	/* When the children it throttled had depth max again, for good. */
-	for (i = 0; i < m->n; i++) {
-		const struct why_cg *s = m->v[i];
+	for (i = 0; i < p->nkids; i++) {
+		const struct why_cg *s = p->kids[i];
 		double at = 0;
 
 		if (!child_of(s, p) || s == cul || s->min_depth == WHY_DEPTH_MAX ||
@@ -740,7 +749,7 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 			continue;
 		if (s->depth != WHY_DEPTH_MAX) {
 			not_back = true;
-			add_other(&t, s->path);
+			add_other(&t, s->name);
 			continue;
 		}
 		for (j = s->dn; j-- > 0 && s->dv[j].depth == WHY_DEPTH_MAX;)
@@ -749,7 +758,7 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 			continue;	/* back before the last scale-down */
 		if (at > depth_back)
 			depth_back = at;
-		add_other(&t, s->path);
+		add_other(&t, s->name);
 	}
 	done = not_back ? 0 : depth_back ?: back;
 	if ((done ? done : m->last) - down < RECOVERY_SLOW_S)
@@ -763,10 +772,10 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 	culprit_text(m, &t, p, &culprit);
 	if (done)
 		sb_printf(&t.summary, "%s's children on %s took %.1fs after the last scale-down "
-			  "to be unthrottled again", p->path, p->device, done - down);
+			  "to be unthrottled again", p->name, p->device, done - down);
 	else
 		sb_printf(&t.summary, "%s's children on %s were still throttled %.1fs after the "
-			  "last scale-down, when the recording ended", p->path, p->device,
+			  "last scale-down, when the recording ended", p->name, p->device,
 			  m->last - down);
 	sb_printf(&t.evidence, "last scale-down, for %s, %.1fs into the recording", culprit,
 		  down - m->first);
@@ -784,8 +793,8 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 		  "after 5s without a scale event, then the idle timer raises the cookie one "
 		  "step a second.  When the protected job ends, remove its target (writing a "
 		  "target resets the parent's scaling at once)");
-	if (culprit[0] == '/')
-		target_command(&t, p->device, culprit, "max");
+	if (cul && cul->path[0] == '/')
+		target_command(&t, p->device, cul->path, "max");
 
 	return add_finding(out, WHY_SLOW_RECOVERY, p, &t);
 }
@@ -817,11 +826,11 @@ static int rule_nothing(struct why_model *m, struct why_cg *c,
 	 */
 	while (a && !is_root(a)) {
 		if (a == c || a->target_us)
-			for (i = 0; i < m->n; i++)
-				if (same_parent(a, m->v[i]) && looser(m->v[i], a) &&
-				    did_io(m->v[i]))
+			for (i = 0; i < nsib(a); i++)
+				if (same_parent(a, sib(a, i)) && looser(sib(a, i), a) &&
+				    did_io(sib(a, i)))
 					return 0;
-		a = why_parent_of(m, a);
+		a = a->parent;
 	}
 	for (i = 0; i < m->n; i++) {
 		const struct why_cg *s = m->v[i];
@@ -834,21 +843,21 @@ static int rule_nothing(struct why_model *m, struct why_cg *c,
 	}
 	sb_printf(&t.summary, "%s misses its %lluus target on %s, but io.latency has nothing "
 		  "to throttle for it: no sibling with a looser target or none does IO on %s",
-		  c->path, c->target_us, c->device, c->device);
+		  c->name, c->target_us, c->device, c->device);
 	sb_printf(&t.evidence, "missed %llu of %llu windows", missed, n);
-	for (i = 0; i < m->n; i++)
-		if (same_parent(c, m->v[i]))
-			sb_printf(&t.evidence, "; sibling %s: target %lluus", m->v[i]->path,
-				  m->v[i]->target_us);
+	for (i = 0; i < nsib(c); i++)
+		if (same_parent(c, sib(c, i)))
+			sb_printf(&t.evidence, "; sibling %s: target %lluus", sib(c, i)->name,
+				  sib(c, i)->target_us);
 	if (busy) {
 		sb_printf(&t.evidence, "; IO elsewhere in the tree: %s, %.0f IOPS on average",
-			  busy->path, busy->iops_sum / busy->iops_n);
-		add_other(&t, busy->path);
+			  busy->name, busy->iops_sum / busy->iops_n);
+		add_other(&t, busy->name);
 	}
 	sb_printf(&t.advice, "io.latency throttles only a group's siblings on the same device "
 		  "(and an ancestor's siblings, when the ancestor has a target).  Put the noisy "
 		  "workload beside %s under the same parent, or give %s's ancestor a target; "
-		  "IO on another device it cannot throttle at all", c->path, c->path);
+		  "IO on another device it cannot throttle at all", c->name, c->name);
 	return add_finding(out, WHY_NOTHING_TO_THROTTLE, c, &t);
 }
 
@@ -862,15 +871,15 @@ static int rule_floor(struct why_model *m, struct why_cg *p, struct why_findings
 		return 0;
 	culprit_text(m, &t, p, &culprit);
 	sb_printf(&t.summary, "%s's children's cookie on %s is at its floor (%u): %llu further "
-		  "scale-downs for %s changed nothing", p->path, p->device,
+		  "scale-downs for %s changed nothing", p->name, p->device,
 		  p->floor_cookie ?: p->min_cookie, p->noop_downs, culprit);
 	sb_printf(&t.evidence, "at the floor from %.1fs into the recording",
 		  p->floor_t - m->first);
 	if (p->nr_requests)
 		sb_printf(&t.evidence, "; the floor is %u - 2 x nr_requests %u", WHY_DEFAULT_COOKIE,
 			  p->nr_requests);
-	for (i = 0; i < m->n; i++) {
-		const struct why_cg *s = m->v[i];
+	for (i = 0; i < p->nkids; i++) {
+		const struct why_cg *s = p->kids[i];
 
 		if (child_of(s, p) && s->depth_known && s->min_depth != WHY_DEPTH_MAX)
 			sibling_text(&t, s);
@@ -900,7 +909,7 @@ static __u64 culprit_target_at(struct why_model *m, const struct why_cg *p, doub
 static int rule_tighter(struct why_model *m, struct why_cg *c, struct why_findings *out)
 {
 	const struct why_wlog *l = wins(c);
-	const struct why_cg *owner = NULL, *p = why_parent_of(m, c);
+	const struct why_cg *owner = NULL, *p = c->parent;
 	struct finding_text t = {};
 	__u64 owned = 0, tighter = 0, missed = 0;
 	size_t i;
@@ -929,43 +938,49 @@ static int rule_tighter(struct why_model *m, struct why_cg *c, struct why_findin
 	if (!c->target_us || owned < (l == &c->ws ? TIGHTER_MIN : TIGHTER_MIN_TOP) ||
 	    owned * 2 < missed)
 		return 0;
-	for (i = 0; i < m->n; i++)
-		if (same_parent(c, m->v[i]) && m->v[i]->target_us &&
-		    m->v[i]->target_us < c->target_us &&
-		    (!owner || m->v[i]->target_us < owner->target_us))
-			owner = m->v[i];
+	for (i = 0; i < nsib(c); i++)
+		if (same_parent(c, sib(c, i)) && sib(c, i)->target_us &&
+		    sib(c, i)->target_us < c->target_us &&
+		    (!owner || sib(c, i)->target_us < owner->target_us))
+			owner = sib(c, i);
 	sb_printf(&t.summary, "%s's misses on %s do nothing: in %llu of its %llu missed "
-		  "windows%s a sibling with a tighter target owned the scaling", c->path,
+		  "windows%s a sibling with a tighter target owned the scaling", c->name,
 		  c->device, owned, missed, l == &c->ws ? "" : " seen by iolat-top");
 	sb_printf(&t.evidence, "its target %lluus; %llu of those windows \"tighter\", %llu "
 		  "\"hold\" while the tighter sibling's scale events came every 500ms",
 		  c->target_us, tighter, owned - tighter);
 	if (owner) {
-		sb_printf(&t.evidence, "; %s's target %lluus", owner->path, owner->target_us);
-		add_other(&t, owner->path);
+		sb_printf(&t.evidence, "; %s's target %lluus", owner->name, owner->target_us);
+		add_other(&t, owner->name);
 	}
 	sb_printf(&t.advice, "while a sibling with a tighter target misses, io.latency scales "
 		  "for it alone.  If %s needs its own latency kept, give it a target no looser "
-		  "than %s's; if that sibling's target is out of reach, fix that first", c->path,
-		  owner ? owner->path : "the tighter sibling");
+		  "than %s's; if that sibling's target is out of reach, fix that first", c->name,
+		  owner ? owner->name : "the tighter sibling");
 	return add_finding(out, WHY_TIGHTER_OWNS, c, &t);
 }
 
 static int rule_unknown(struct why_model *m, struct why_findings *out)
 {
-	size_t i, j;
+	const char **devs = NULL;
+	size_t i, j, ndev = 0, dcap = 0;
 
-	/* One finding per device, naming its groups. */
+	/* One finding per device, naming its groups: the devices, few, in turn. */
 	for (i = 0; i < m->n; i++) {
 		struct finding_text t = {};
 		const struct why_cg *first = NULL;
 		__u64 groups = 0, rows = 0;
 		bool earlier = false;
 
-		for (j = 0; j < i && !earlier; j++)
-			earlier = !strcmp(m->v[j]->device, m->v[i]->device);
+		for (j = 0; j < ndev && !earlier; j++)
+			earlier = !strcmp(devs[j], m->v[i]->device);
 		if (earlier)
 			continue;
+		if (why_grow((void **)&devs, &dcap, ndev, sizeof(*devs))) {
+			free(devs);
+			return -ENOMEM;
+		}
+		devs[ndev++] = m->v[i]->device;
 		for (j = i; j < m->n; j++) {
 			const struct why_cg *c = m->v[j];
 
@@ -975,7 +990,7 @@ static int rule_unknown(struct why_model *m, struct why_findings *out)
 			if (!first)
 				first = c;
 			else
-				add_other(&t, c->path);
+				add_other(&t, c->name);
 			groups++;
 			rows += c->rows;
 		}
@@ -987,15 +1002,18 @@ static int rule_unknown(struct why_model *m, struct why_findings *out)
 			  "so nothing else tells them" : "nothing changed them since the "
 			  "recording started");
 		sb_printf(&t.evidence, "%s%s: depth null (state \"unknown\") in all %llu of their "
-			  "interval rows", first->path, groups > 1 ? " and the others named" : "",
+			  "interval rows", first->name, groups > 1 ? " and the others named" : "",
 			  rows);
 		sb_printf(&t.command, "echo 1 > /sys/module/blk_cgroup/parameters/blkcg_debug_stats");
 		sb_printf(&t.advice, "turn blkcg_debug_stats on and record again: io.stat then shows depth and use_delay; without it a "
 			  "group's depth is known only once it changes while the tools run, so these "
 			  "groups may have been throttled all along");
-		if (add_finding(out, WHY_UNKNOWN_DEPTH, first, &t))
+		if (add_finding(out, WHY_UNKNOWN_DEPTH, first, &t)) {
+			free(devs);
 			return -ENOMEM;
+		}
 	}
+	free(devs);
 	return 0;
 }
 
@@ -1057,13 +1075,13 @@ static int rule_ghost(struct why_model *m, struct why_cg *p, struct why_findings
 	if (!id || (!(g && g->gone) && last - first < GHOST_GRACE_S))
 		return 0;
 	sb_printf(&t.summary, "%s's children on %s are scaled for a culprit that is gone: %s "
-		  "(cgroup id %llu)", p->path, p->device, g ? g->path : "an unknown cgroup", id);
+		  "(cgroup id %llu)", p->name, p->device, g ? g->name : "an unknown cgroup", id);
 	sb_printf(&t.evidence, "%llu scale event%s or interval%s naming it, from %.1fs to "
 		  "%.1fs after it went (first seen gone %.1fs into the recording)", after,
 		  after == 1 ? "" : "s", after == 1 ? "" : "s", first - gone_t, last - gone_t,
 		  gone_t - m->first);
 	if (g)
-		add_other(&t, g->path);
+		add_other(&t, g->name);
 	sb_printf(&t.advice, "the kernel should forget a culprit when it goes offline "
 		  "(scale_reset by=offline; patches 0004 and 0006 of the series): check that "
 		  "the kernel has them.  Until then, writing any child's io.latency target "
@@ -1081,7 +1099,7 @@ static int rule_target_parse(struct why_model *m, struct why_cg *c,
 		return 0;
 	if (c->sub_us_target && !us) {
 		sb_printf(&t.summary, "%s's target on %s is under 1us: the windows the kernel "
-			  "checks carry target 0, tighter than any device", c->path, c->device);
+			  "checks carry target 0, tighter than any device", c->name, c->device);
 		sb_printf(&t.evidence, "window events with target_us 0 (a value written as "
 			  "18446744073709552 wraps to 384ns on kernels without patch 0002)");
 		sb_printf(&t.advice, "write the target again, in microseconds, and check that "
@@ -1090,7 +1108,7 @@ static int rule_target_parse(struct why_model *m, struct why_cg *c,
 		char v[24];
 
 		sb_printf(&t.summary, "%s's target on %s is %lluus, below what any device "
-			  "completes a bio in: io.latency targets are in microseconds", c->path,
+			  "completes a bio in: io.latency targets are in microseconds", c->name,
 			  c->device, us);
 		sb_printf(&t.evidence, "target set to %lluus %.1fs into the recording", us,
 			  c->odd_target_t - m->first);
@@ -1099,7 +1117,7 @@ static int rule_target_parse(struct why_model *m, struct why_cg *c,
 		target_command(&t, c->device, c->path, v);
 	} else {
 		sb_printf(&t.summary, "%s's target on %s is %lluus (%.1fs), longer than the "
-			  "longest window: nothing will ever miss it", c->path, c->device, us,
+			  "longest window: nothing will ever miss it", c->name, c->device, us,
 			  us / 1e6);
 		sb_printf(&t.evidence, "target set to %lluus %.1fs into the recording", us,
 			  c->odd_target_t - m->first);
@@ -1149,7 +1167,8 @@ int why_analyse(struct why_model *m, struct why_findings *out)
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	why_model_finish(m);
+	if (why_model_finish(m))
+		return -ENOMEM;
 	out->first = m->first;
 	out->last = m->last;
 	out->events = m->events;

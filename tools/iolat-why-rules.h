@@ -21,7 +21,9 @@ extern const char *const why_rule_names[WHY_RULE_NR];
 struct why_finding {
 	enum why_rule rule;
 	char device[WHY_DEV_LEN];
-	char *cgroup;		/* the group the finding is about */
+	char *cgroup;		/* the group the finding is about: its path */
+	__u64 cgroup_id;	/* and its id, 0 if unknown */
+	char *name;		/* how the text names it (the path, and the id on a clash) */
 	char *others;		/* the other groups it names, one a line */
 	char *summary;		/* one sentence */
 	char *evidence;		/* the numbers */

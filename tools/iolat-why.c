@@ -33,6 +33,14 @@
 #define WHY_EXIT_INPUT		3
 #define WHY_EXIT_ERROR		4
 
+/*
+ * The longest line read: iolat-top -j prints an interval on one line,
+ * about 700 bytes a group (7 MiB at 10,000 groups).  A longer one is not
+ * a recording, and is not read into memory whole.
+ */
+#define WHY_LINE_MAX		(64UL << 20)
+#define WHY_LINE_MAX_TEXT	"64 MiB"
+
 static struct env {
 	const char *snoop_file;
 	const char *top_file;
@@ -172,13 +180,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* ---- input: lines from a file descriptor, whatever their length ---- */
+/* ---- input: lines from a file descriptor, up to WHY_LINE_MAX ---- */
 
 struct source {
 	const char *name;	/* for messages */
 	int fd;
 	char *buf;
 	size_t len, cap;
+	size_t scanned;		/* of buf, known to hold no newline */
 	unsigned long line;
 	size_t records;
 	bool eof;
@@ -212,6 +221,13 @@ static int feed(struct why_model *m, struct source *src, char *line, bool last)
 	return 0;
 }
 
+static int too_long(struct source *src)
+{
+	fprintf(stderr, TOOL ": %s:%lu: a line longer than " WHY_LINE_MAX_TEXT
+		": not an iolat-snoop -j or iolat-top -j line\n", src->name, src->line + 1);
+	return WHY_EXIT_INPUT;
+}
+
 /* Read what @src has, feed its whole lines; at EOF the rest.  Status or 0. */
 static int source_read(struct why_model *m, struct source *src)
 {
@@ -219,9 +235,14 @@ static int source_read(struct why_model *m, struct source *src)
 	ssize_t n;
 	int err;
 
-	if (src->cap - src->len < 65536) {
+	/* room for a whole line, its newline and a NUL; no more */
+	if (src->cap - src->len < 65536 && src->cap < WHY_LINE_MAX + 65536 + 2) {
 		size_t cap = src->cap ? src->cap * 2 : 1 << 20;
-		char *buf = realloc(src->buf, cap);
+		char *buf;
+
+		if (cap > WHY_LINE_MAX + 65536 + 2)
+			cap = WHY_LINE_MAX + 65536 + 2;
+		buf = realloc(src->buf, cap);
 
 		if (!buf) {
 			fprintf(stderr, TOOL ": out of memory\n");
@@ -242,7 +263,10 @@ static int source_read(struct why_model *m, struct source *src)
 	src->len += n;
 	src->buf[src->len] = '\0';
 	start = src->buf;
-	while ((nl = memchr(start, '\n', src->buf + src->len - start))) {
+	nl = memchr(start + src->scanned, '\n', src->len - src->scanned);
+	for (; nl; nl = memchr(start, '\n', src->buf + src->len - start)) {
+		if ((size_t)(nl - start) > WHY_LINE_MAX)
+			return too_long(src);
 		*nl = '\0';
 		err = feed(m, src, start, false);
 		if (err)
@@ -252,6 +276,9 @@ static int source_read(struct why_model *m, struct source *src)
 	src->len -= start - src->buf;
 	memmove(src->buf, start, src->len);
 	src->buf[src->len] = '\0';
+	src->scanned = src->len;
+	if (src->len > WHY_LINE_MAX)
+		return too_long(src);
 	if (src->eof && src->len) {
 		err = feed(m, src, src->buf, true);
 		src->len = 0;
@@ -566,7 +593,7 @@ static void print_text(const struct why_findings *fs)
 	for (i = 0; i < fs->n; i++) {
 		const struct why_finding *f = &fs->v[i];
 
-		printf("\n%zu. %s: %s %s\n   ", i + 1, why_rule_names[f->rule], f->device, f->cgroup);
+		printf("\n%zu. %s: %s %s\n   ", i + 1, why_rule_names[f->rule], f->device, f->name);
 		wrap(f->summary, 3, 3);
 		printf("   evidence: ");
 		wrap(f->evidence, 13, 5);
@@ -613,6 +640,10 @@ static void print_json(const struct why_findings *fs)
 		iolat_json_text(stdout, f->device);
 		printf(",\"cgroup\":");
 		iolat_json_text(stdout, f->cgroup);
+		if (f->cgroup_id)
+			printf(",\"cgroup_id\":%llu", (unsigned long long)f->cgroup_id);
+		else
+			printf(",\"cgroup_id\":null");
 		printf(",\"others\":[");
 		while (*s) {
 			size_t len = strcspn(s, "\n");

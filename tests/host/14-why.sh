@@ -117,6 +117,18 @@ case_is unknown top depth_unknown
 case_is ghost both ghost_culprit
 case_is ghost top ghost_culprit
 case_is target both target_not_as_meant
+# /svc removed (id 100, its windows missed) and started again (id 200,
+# healthy): two cgroups.  The finding is the old one's, with its id in
+# -j and beside its path in text, where the two paths collide.
+case_is restart top unreachable_target
+grep -q '"rule":"unreachable_target","device":"iolat0","cgroup":"/svc","cgroup_id":100,' "$tmp/json" ||
+	fail "why-restart: not the old /svc's (id 100): $(head -c 400 "$tmp/json")"
+grep -q '"cgroup_id":200' "$tmp/json" && fail "why-restart: the new /svc (id 200) blamed: $(cat "$tmp/json")"
+"$W" --top "$D/why-restart.top.json" | tr '\n' ' ' | tr -s ' ' >"$tmp/out"
+grep -q "unreachable_target: iolat0 /svc (cgroup id 100) /svc (cgroup id 100)'s target 1000us" "$tmp/out" ||
+	fail "why-restart: the old /svc not told apart in text: $(cat "$tmp/out")"
+grep -q "cgroup id 200" "$tmp/out" && fail "why-restart: the new /svc named: $(cat "$tmp/out")"
+note "why-restart: the removed /svc's finding (id 100), the new /svc's none"
 
 # Real recordings: iolat-top -j as the scenarios suite recorded it in the
 # guest (v2 kernel, 12 s phases; build/tests/scenarios/*.json, copied as

@@ -817,6 +817,30 @@ target_typo() {
 	top_end 1
 }
 
+# restart: /svc (target 1000us, cgroup id 100) misses every window with
+# /batch held at depth 1 for it, and is removed at 10 s; a new /svc (id
+# 200, the service started again) meets every window from 11 s and /batch
+# gets its depth back.  iolat-top alone, 20 s.
+restart() {
+	local sec
+	top_file restart
+	for ((sec = 1; sec <= 20; sec++)); do
+		top_begin
+		root_row 2600.0 10.156 0.000
+		if [ $sec -le 10 ]; then
+			row /svc 100 1000 "$(winobj false false 20 10 0 down)" $((sec * 10)) $((sec * 10)) 200.0 0.781 0.000 max \
+				999990 ok 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+			if [ $sec = 1 ]; then limited_row /batch 300 2400.0 9.375 0.000 max 999990 ok 0 0.0
+			else limited_row /batch 300 2400.0 9.375 0.000 1 999990 throttled 0 400.0; fi
+		else
+			row /svc 200 1000 "$(winobj true true 20 0 0 ok)" $(((sec - 10) * 10)) 0 200.0 0.781 0.000 max \
+				1000000 ok 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+			limited_row /batch 300 2400.0 9.375 0.000 max 1000000 ok 0 0.0
+		fi
+		top_end $sec
+	done
+}
+
 healthy
 unreachable
 swap
@@ -832,3 +856,4 @@ owned
 unknown
 ghost
 target_typo
+restart

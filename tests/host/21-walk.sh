@@ -1,7 +1,7 @@
 # The cgroup tree's walk on trees past what a small one shows: a chain
 # deeper than PATH_MAX, a wide tree, RLIMIT_NOFILE 64, directories that
 # cannot be opened.  A test program built from tools/iolat-cgroup.c and
-# tests/host/19-walk.c, run on a fake tree in a temporary directory.
+# tests/host/21-walk.c, run on a fake tree in a temporary directory.
 . "$(dirname "$0")/lib.sh"
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
 tmp=$(mktemp -d) || fail "mktemp"
@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/cg" "$tmp/flat"
 T=$REPO/tools
 "${CC:-cc}" -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
-	-I"$T" -I"$REPO/bpf" -o "$tmp/walk-test" "$REPO/tests/host/19-walk.c" \
+	-I"$T" -I"$REPO/bpf" -o "$tmp/walk-test" "$REPO/tests/host/21-walk.c" \
 	"$T/iolat-cgroup.c" "$T/iolat-common.c" "$T/iolat-map.c" -lbpf -lm \
 	-Wl,--wrap=openat,--wrap=close 2>&1 ||
 	fail "the test program does not build"
