@@ -448,9 +448,14 @@ static int feed_snoop(struct why_model *m, const struct ij_value *o,
 		return 0;
 	}
 	if (type && !strcmp(type, "mode")) {
+		const struct ij_value *ns = ij_get(o, "cgroupns");
+
+		if (ns && ns->type == IJ_BOOL && m->cgroupns != 1)
+			m->cgroupns = ns->b;
 		/* Without the events: which records the functions give. */
-		why_model_functions(m, WHY_SRC_SNOOP, array_has(o, "logs", "charge"),
-				    array_has(o, "logs", "sleep"));
+		if (strcmp(str_of(o, "mode") ?: "functions", "events"))
+			why_model_functions(m, WHY_SRC_SNOOP, array_has(o, "logs", "charge"),
+					    array_has(o, "logs", "sleep"));
 		return 0;
 	}
 	if (t < 0)

@@ -347,13 +347,22 @@ static const int cannot_see[] = {
 };
 
 void snoop_print_mode(FILE *f, bool json, double t, const char *reason,
-		      const struct iolat_fns *fns, bool all)
+		      const struct iolat_fns *fns, bool all, int cgroupns)
 {
-	bool charge = fns->attached[IOLAT_FN_ADD_DELAY] && all;
-	bool sleep = fns->attached[IOLAT_FN_THROTTLE];
+	bool charge = fns && fns->attached[IOLAT_FN_ADD_DELAY] && all;
+	bool sleep = fns && fns->attached[IOLAT_FN_THROTTLE];
 	char text[512];
 	size_t i;
 
+	if (!json && cgroupns == 1)
+		fprintf(f, "# inside a cgroup namespace: paths start at its root\n");
+	if (!fns && json) {
+		iolat_json_begin(f, "iolat-snoop", t, 6);
+		fprintf(f, ",\"event\":\"mode\",\"mode\":\"events\",\"cgroupns\":%s}\n",
+			cgroupns < 0 ? "null" : cgroupns ? "true" : "false");
+	}
+	if (!fns)
+		return;
 	if (!json) {
 		fprintf(f, "# mode: functions (%s): %s; logs:%s%s%s; cannot see (the events "
 			"only):", reason, iolat_fns_text(fns, text, sizeof(text)),
@@ -365,7 +374,8 @@ void snoop_print_mode(FILE *f, bool json, double t, const char *reason,
 		return;
 	}
 	iolat_json_begin(f, "iolat-snoop", t, 6);
-	fputs(",\"event\":\"mode\",\"mode\":\"functions\",\"mode_reason\":", f);
+	fprintf(f, ",\"event\":\"mode\",\"mode\":\"functions\",\"cgroupns\":%s,\"mode_reason\":",
+		cgroupns < 0 ? "null" : cgroupns ? "true" : "false");
 	iolat_json_text(f, reason);
 	fputs(",\"functions\":", f);
 	for (i = 0; i < IOLAT_FN_NR; i++) {

@@ -18,13 +18,15 @@ extern const char *const snoop_type_names[IOLAT_EV_NR];
 /* The text mode's column header. */
 void snoop_print_header(FILE *f);
 /*
- * Without the events, first of all: the mode, why (@reason), which of
- * the controller's functions @fns are attached, which records follow
- * (charges with -a, @all) and which of the events' it cannot give.  A
- * "mode" record with @json, else a line starting with "#".
+ * First of all: what the records rest on.  @fns NULL: the events.  Else,
+ * without them: why (@reason), which of the controller's functions @fns
+ * are attached, which records follow (charges with -a, @all) and which of
+ * the events' it cannot give.  @cgroupns (iolat_cgroupns()): the paths
+ * start at a cgroup namespace's root.  A "mode" record with @json, else
+ * a line starting with "#" (none for the events outside a namespace).
  */
 void snoop_print_mode(FILE *f, bool json, double t, const char *reason,
-		      const struct iolat_fns *fns, bool all);
+		      const struct iolat_fns *fns, bool all, int cgroupns);
 /*
  * Event @e at @t (seconds since the epoch); @path and @culprit are the
  * cgroup's and the culprit's paths, NULL when unknown.

@@ -284,8 +284,8 @@ int main(int argc, char **argv)
 	out.t0_real = iolat_now();
 	out.t0_mono = iolat_mono();
 	end = env.duration ? out.t0_mono + env.duration : 0;
-	if (fb)
-		snoop_print_mode(stdout, env.json, out.t0_real, why, &fns, env.all);
+	snoop_print_mode(stdout, env.json, out.t0_real, why, fb ? &fns : NULL, env.all,
+			 iolat_cgroupns());
 	if (!env.json)
 		snoop_print_header(stdout);
 	fprintf(stderr, TOOL ": tracing %s%s. Hit Ctrl-C to end.\n",

@@ -209,15 +209,42 @@ static void test_every_event(void)
 }
 
 /* What snoop_print_mode() writes, JSON or text (static, until the next call). */
-static const char *mode(bool json, const struct iolat_fns *fns, bool all)
+static const char *mode_ns(bool json, const struct iolat_fns *fns, bool all, int cgroupns)
 {
 	FILE *f = out_open();
 
-	snoop_print_mode(f, json, T0, "this kernel has no iolatency tracepoints", fns, all);
+	snoop_print_mode(f, json, T0, "this kernel has no iolatency tracepoints", fns, all,
+			 cgroupns);
 	out_close(f);
 	if (json && records)
 		fputs(out_buf, records);
 	return out_buf;
+}
+
+static const char *mode(bool json, const struct iolat_fns *fns, bool all)
+{
+	return mode_ns(json, fns, all, 0);
+}
+
+/*
+ * The first record says what the records rest on, and whether their
+ * paths start at a cgroup namespace's root: a reader elsewhere must know.
+ */
+static void test_mode_events(void)
+{
+	const char *out;
+
+	out = mode_ns(true, NULL, false, 1);
+	check(strstr(out, "{\"schema\":2,\"tool\":\"iolat-snoop\",\"time\":") == out &&
+	      strstr(out, ",\"event\":\"mode\",\"mode\":\"events\",\"cgroupns\":true}\n"),
+	      "events: a first mode record, in a cgroup namespace: %s", out);
+	out = mode_ns(true, NULL, false, -1);
+	check(strstr(out, "\"cgroupns\":null}") != NULL, "events: namespace unknown: null: %s", out);
+	out = mode_ns(false, NULL, false, 1);
+	check(!strcmp(out, "# inside a cgroup namespace: paths start at its root\n"),
+	      "events, text: said in a namespace: %s", out);
+	out = mode_ns(false, NULL, false, 0);
+	check(!*out, "events, text: nothing outside one: '%s'", out);
 }
 
 /*
@@ -234,7 +261,8 @@ static void test_fallback(void)
 
 	out = mode(true, &fns, true);
 	check(strstr(out, "{\"schema\":2,\"tool\":\"iolat-snoop\",\"time\":") == out &&
-	      strstr(out, ",\"event\":\"mode\",\"mode\":\"functions\",\"mode_reason\":"
+	      strstr(out, ",\"event\":\"mode\",\"mode\":\"functions\",\"cgroupns\":false,"
+		     "\"mode_reason\":"
 		     "\"this kernel has no iolatency tracepoints\",\"functions\":{"
 		     "\"blkcg_add_delay\":\"attached\",\"blkcg_maybe_throttle_current\":"
 		     "\"attached\"},\"logs\":[\"charge\",\"sleep\"],\"cannot_see\":[\"window\",") &&
@@ -358,6 +386,7 @@ int main(int argc, char **argv)
 	test_fallback();
 	test_lost();
 	test_text_escape();
+	test_mode_events();
 	test_every_event();
 	test_batches();
 	return check_done();

@@ -69,3 +69,17 @@ case_ s2 2 't\\\\xff\\\\x1b$(touch PWN3) \\\\\\\\back' \
 	't\xff\x1b$(touch PWN3) \\back'
 # Schema 2 with a raw control, as a crafted recording may have: escaped.
 case_ s2raw 2 'raw\\u001b]0;title\\u0007' 'raw\033]0;title\007' 'raw\x1b]0;title\x07'
+
+# A recording made inside a cgroup namespace: its paths start at that
+# namespace's root, which iolat-why says, and the commands at this
+# system's mount.  iolat-snoop's first record says it (events mode here).
+{ echo '{"schema":2,"tool":"iolat-snoop","time":1.0,"event":"mode","mode":"events","cgroupns":true}'
+  cat "$D/why-unreachable.snoop.json"; } >"$tmp/ns.snoop.json"
+"$W" --snoop "$tmp/ns.snoop.json" --top "$D/why-unreachable.top.json" >"$tmp/ns.txt" 2>"$tmp/ns.err"
+grep -q "made inside a cgroup namespace" "$tmp/ns.err" ||
+	fail "a recording from a cgroup namespace not said: $(cat "$tmp/ns.err")"
+grep -q "unreachable_target" "$tmp/ns.txt" ||
+	fail "an events-mode mode record taken for the functions: $(head -3 "$tmp/ns.txt")"
+"$W" --snoop "$D/why-unreachable.snoop.json" --top "$D/why-unreachable.top.json" >/dev/null 2>"$tmp/ns.err"
+! grep -q "cgroup namespace" "$tmp/ns.err" || fail "said of a recording made outside one"
+note "a recording made inside a cgroup namespace: said, with the mount the commands use"

@@ -18,7 +18,9 @@ wait $js || fail "iolat-snoop -j exited $?"
 wait $tx || fail "iolat-snoop exited $?"
 
 jqe true </tmp/snoop.json >/dev/null || fail "invalid JSON line"
-first=$(head -1 /tmp/snoop.json)
+head -1 /tmp/snoop.json | jqe '.event == "mode" and .mode == "events" and .cgroupns == false' \
+	>/dev/null || fail "the first record is not the mode: $(head -1 /tmp/snoop.json)"
+first=$(sed -n 2p /tmp/snoop.json)
 echo "$first" | jqe '.event == "target" and .cgroup == "/iolat-p/tight" and
 	.old_us == 0 and .new_us == 1000' >/dev/null || fail "first event is not tight's target: $first"
 depths=$(jq -r 'select(.event == "depth" and .cgroup == "/iolat-p/loose") |

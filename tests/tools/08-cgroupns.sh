@@ -60,6 +60,9 @@ wait_for 120 started && kill -0 $top 2>/dev/null ||
 row() { jq -c --arg cg "$1" '.cgroups[] | select(.cgroup == $cg)'; }
 tail -1 /tmp/ns-top.json | row /a | jqe '.target_us == 2000' >/dev/null ||
 	fail "no row /a (iolat-ns/a as the namespace sees it): $(tail -1 /tmp/ns-top.json)"
+# Its reports say their paths start at a namespace's root.
+tail -1 /tmp/ns-top.json | jqe '.cgroupns == true' >/dev/null ||
+	fail "iolat-top in a cgroup namespace: cgroupns is not true"
 # iolat-snoop attached: it sees a target written.
 echo "$mm target=2500" >"$ns/a/io.latency" || fail "cannot change a's target"
 snoop_on() { grep -q '"event":"target"' /tmp/ns-snoop.json; }
@@ -122,6 +125,8 @@ trap - EXIT
 # path: the one outside (target 5000) is printed with cgroup null and its
 # cgroup_id (it used to be /iolat-out, and /b /iolat-ns/b).
 jq -c 'select(.event == "target") | {cgroup, cgroup_id, new_us}' /tmp/ns-snoop.json
+head -1 /tmp/ns-snoop.json | jqe '.event == "mode" and .cgroupns == true' >/dev/null ||
+	fail "iolat-snoop in a cgroup namespace: its first record does not say so: $(head -1 /tmp/ns-snoop.json)"
 out_id=$(stat -c %i "$CG/iolat-out")
 jq -e -s --argjson id "$out_id" 'any(.[]; .event == "target" and .new_us == 5000 and
 	.cgroup == null and .cgroup_id == $id)' /tmp/ns-snoop.json >/dev/null ||
