@@ -179,10 +179,12 @@ note "iolat-top: $(wc -l <$TOP) reports, $seen of the groups shown," \
 	"lost $(jq -s 'map(.lost_events) | max' $TOP) events"
 
 # (iolatency_enable is a device's, the one event with a null cgroup; a
-# "lost" record, events the ring buffer could not take, has none either)
+# "lost" record, events the ring buffer could not take, has none either,
+# nor the first, "mode")
 jq -c 'select(type == "object" and .schema == 2 and (.event | type) == "string" and
 	((.cgroup | type) == "string" or (.event == "enable" and .cgroup == null) or
-	 (.event == "lost" and (.lost_events_new | type) == "number")))' \
+	 (.event == "lost" and (.lost_events_new | type) == "number") or
+	 (.event == "mode" and .mode == "events")))' \
 	$SNOOP >/tmp/snoop-ok.json || fail "iolat-snoop's output does not parse as JSON"
 n=$(wc -l <$SNOOP)
 [ "$n" -gt 0 ] || fail "iolat-snoop printed nothing"
