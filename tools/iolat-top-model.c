@@ -1011,8 +1011,15 @@ int top_model_compute(struct top_model *m, double secs)
 			interval_of(m, r, p);
 		if (r->in.known)
 			depth_min_of(m, r);
-		if (r->io_err || (p && !p->io_ok))
+		/*
+		 * A row's first interval has no baseline: io.stat counts
+		 * since its cgroup was made, a map entry may predate the
+		 * row.  Unknown, not 0.
+		 */
+		if (!p || secs <= 0 || r->io_err || !p->io_ok)
 			r->iops = r->rmbps = r->wmbps = NAN;
+		if (!p || secs <= 0)
+			r->charged = r->paid = r->waits = NAN;
 		if (p && secs > 0) {
 			/* One counter back: the baseline is another cgroup's. */
 			if (r->io.ios < p->ios || r->io.rbytes < p->rbytes ||

@@ -55,8 +55,9 @@ struct top_row {
 	bool io_err;		/* its io.stat could not be read */
 	bool io_file;		/* its io.stat file was read this refresh */
 	/*
-	 * Rates over the interval; NAN when unknown: io.stat unreadable now
-	 * or at the previous interval, or a counter went backwards.
+	 * Rates over the interval; NAN when unknown: the row's first
+	 * interval (no baseline), io.stat unreadable now or at the previous
+	 * interval, or a counter went backwards.
 	 */
 	double iops, rmbps, wmbps, charged, paid, waits;
 	const char *state;

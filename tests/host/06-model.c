@@ -2701,11 +2701,17 @@ static void test_fallback_counters_kept(void)
 		rep.m = &fx.m;
 		json = render(top_print_json, &rep);
 		row = json_row(json, "/fk/loose");
-		snprintf(want, sizeof(want), "\"delay_charged_ms_per_s\":%.3f,"
-			 "\"delay_paid_ms_per_s\":%.3f,\"throttled_bios_per_s\":null,"
-			 "\"delay_charged_ms\":%.3f,\"delay_paid_ms\":%.3f,",
-			 i ? 1708.73 : 0.0, i ? 250.0 : 0.0,
-			 dl.charged_ns / 1e6, dl.paid_ns / 1e6);
+		/* The first interval has no baseline: no rates. */
+		if (!i)
+			snprintf(want, sizeof(want), "\"delay_charged_ms_per_s\":null,"
+				 "\"delay_paid_ms_per_s\":null,\"throttled_bios_per_s\":null,"
+				 "\"delay_charged_ms\":%.3f,\"delay_paid_ms\":%.3f,",
+				 dl.charged_ns / 1e6, dl.paid_ns / 1e6);
+		else
+			snprintf(want, sizeof(want), "\"delay_charged_ms_per_s\":%.3f,"
+				 "\"delay_paid_ms_per_s\":%.3f,\"throttled_bios_per_s\":null,"
+				 "\"delay_charged_ms\":%.3f,\"delay_paid_ms\":%.3f,",
+				 1708.73, 250.0, dl.charged_ns / 1e6, dl.paid_ns / 1e6);
 		if (!strstr(row, want)) {
 			rows_ok = false;
 			fprintf(stderr, "  interval %d: no %s in %s\n", i, want, row);
@@ -3478,6 +3484,74 @@ static void test_debug_param(void)
 	      "io.pressure: the root's and a missing one: none");
 }
 
+/*
+ * A row's first interval has no baseline to take a rate against: its
+ * rates are unknown (JSON null, text "?"), never 0; the next interval's
+ * are numbers.  The first refresh's rows, and a row that appears later
+ * (a cgroup that started doing IO).
+ */
+static void test_first_interval(void)
+{
+	struct fixture fx = {};
+	struct top_report rep = { .secs = 1, .rows = 100, .batch = true };
+	struct top_row *r;
+	char text[1024], json[4096];
+
+	mkcg("/fi");
+	mkcg("/fi/a");
+	mkcg("/fi/b");
+	put_target("/fi/a", DEV1, 1000);
+	/* A parent's io.stat counts its children's IO (none: not read). */
+	put("/fi/io.stat", "%s", iostat_line(DEV1, 1000000, 100, NULL));
+	put("/fi/a/io.stat", "%s", iostat_line(DEV1, 1000000, 100, NULL));
+	scan(&fx);
+	fixture_filter(&fx, "^/fi/");
+	fx.m.dev = DEV1;
+	rep.m = &fx.m;
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/fi/a");
+	check(r && isnan(r->iops) && isnan(r->rmbps) && isnan(r->wmbps) &&
+	      isnan(r->charged) && isnan(r->paid) && isnan(r->waits),
+	      "first interval: /fi/a's rates unknown (iops %g, MB/s %g, CHG/s %g, WAIT/s %g)",
+	      r ? r->iops : -1, r ? r->rmbps : -1, r ? r->charged : -1, r ? r->waits : -1);
+	snprintf(json, sizeof(json), "%s", json_row(render(top_print_json, &rep), "/fi/a"));
+	snprintf(text, sizeof(text), "%s", text_row(render(top_print_text, &rep), "/fi/a"));
+	check(strstr(json, "\"iops\":null,\"read_mbps\":null,\"write_mbps\":null,") &&
+	      strstr(json, "\"delay_charged_ms_per_s\":null,\"delay_paid_ms_per_s\":null,"
+		     "\"throttled_bios_per_s\":null,"),
+	      "first interval: JSON rates null: %s", json);
+	check(!strcmp(field(text, 8), "?") && !strcmp(field(text, 9), "?") &&
+	      !strcmp(field(text, 15), "?") && !strcmp(field(text, 17), "?"),
+	      "first interval: text IOPS, MB/s, CHG/s, WAIT/s '?': %s", text);
+
+	/* The second: /fi/a's rates; /fi/b's first (its IO makes it a row). */
+	put("/fi/io.stat", "%s", iostat_line(DEV1, 8000000, 800, NULL));
+	put("/fi/a/io.stat", "%s", iostat_line(DEV1, 3000000, 300, NULL));
+	put("/fi/b/io.stat", "%s", iostat_line(DEV1, 5000000, 500, NULL));
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/fi/a");
+	check(r && r->iops == 200 && r->rmbps == 2 && r->charged == 0,
+	      "second interval: /fi/a's rates (iops %g, MB/s %g, CHG/s %g)",
+	      r ? r->iops : -1, r ? r->rmbps : -1, r ? r->charged : -1);
+	snprintf(json, sizeof(json), "%s", json_row(render(top_print_json, &rep), "/fi/a"));
+	snprintf(text, sizeof(text), "%s", text_row(render(top_print_text, &rep), "/fi/a"));
+	check(strstr(json, "\"iops\":200.0,\"read_mbps\":2.000,\"write_mbps\":0.000,") &&
+	      !strcmp(field(text, 8), "200") && !strcmp(field(text, 9), "2.0"),
+	      "second interval: /fi/a's rates as numbers: %s | %s", json, text);
+	r = row(&fx.m, DEV1, "/fi/b");
+	snprintf(json, sizeof(json), "%s", json_row(render(top_print_json, &rep), "/fi/b"));
+	check(r && isnan(r->iops) && strstr(json, "\"iops\":null,\"read_mbps\":null,"),
+	      "second interval: /fi/b's first, its rates null: %s", json);
+	put("/fi/io.stat", "%s", iostat_line(DEV1, 9000000, 900, NULL));
+	put("/fi/b/io.stat", "%s", iostat_line(DEV1, 6000000, 600, NULL));
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/fi/b");
+	check(r && r->iops == 100 && r->rmbps == 1,
+	      "third interval: /fi/b's rates (iops %g, MB/s %g)",
+	      r ? r->iops : -1, r ? r->rmbps : -1);
+	fixture_free(&fx);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || argc > 3) {
@@ -3522,5 +3596,6 @@ int main(int argc, char **argv)
 	test_sort_first();
 	test_text_numbers();
 	test_sort_memo();
+	test_first_interval();
 	return check_done();
 }
