@@ -38,13 +38,19 @@ struct {
 	__type(value, struct iolat_sleeper);
 } sleepers SEC(".maps");
 
-/* iolat-snoop's records; iolat-top shrinks it to a page before loading. */
+/*
+ * iolat-snoop's records; iolat-top shrinks it to a page before loading,
+ * and sizes delays as its maps (top_map_entries()).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
 static struct iolat_delay zero_delay;
+
+/* Events dropped because delays had no room for their pair's entry. */
+__u64 delays_full = 0;
 
 /* A record of @type about @key, or NULL. */
 static __always_inline struct iolat_event *record(const struct iolat_key *key,
@@ -83,7 +89,7 @@ int BPF_PROG(on_add_delay, struct blkcg_gq *blkg, u64 now, u64 delta)
 	if (dev_filtered(&key))
 		return 0;
 	pending = blkg_delay_ns(blkg);
-	d = lookup_or_init(&delays, &key, &zero_delay);
+	d = lookup_or_init(&delays, &key, &zero_delay, &delays_full);
 	if (d) {
 		__sync_fetch_and_add(&d->charged_ns, delta);
 		__sync_fetch_and_add(&d->charges, 1);
@@ -144,7 +150,7 @@ int BPF_PROG(on_throttle_exit)
 	bpf_map_delete_elem(&sleepers, &tid);
 	if (!did_sleep)
 		return 0;
-	d = lookup_or_init(&delays, &key, &zero_delay);
+	d = lookup_or_init(&delays, &key, &zero_delay, &delays_full);
 	if (d) {
 		__sync_fetch_and_add(&d->paid_ns, slept);
 		__sync_fetch_and_add(&d->pays, 1);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iolat-top: fold io.latency's per-window decisions into per-(device,
- * cgroup) counters that the front-end reads once an interval.  The events
+ * cgroup) counters that the front-end reads once an interval.  The maps'
+ * max_entries is the front-end's, set before load from the tree it
+ * finds (top_map_entries()); IOLAT_MAX_GROUPS is the least.  The events
  * fire per window or per throttling decision, not per IO, except
  * iolatency_throttle (bios that slept for a slot) and the delay charges and
  * pays: those programs only add to counters, and no program reads a path.
@@ -28,12 +30,16 @@ struct {
 static struct iolat_group zero_group = { .depth = IOLAT_DEPTH_MAX };
 static struct iolat_parent zero_parent;
 
+/* Events dropped because the map had no room for their pair's entry. */
+__u64 groups_full = 0;
+__u64 parents_full = 0;
+
 static __always_inline struct iolat_group *group_of(struct blkcg_gq *blkg)
 {
 	struct iolat_key key = blkg_key(blkg);
 
 	return dev_filtered(&key) ? NULL :
-		lookup_or_init(&groups, &key, &zero_group);
+		lookup_or_init(&groups, &key, &zero_group, &groups_full);
 }
 
 static __always_inline struct iolat_parent *parent_of(struct blkcg_gq *blkg)
@@ -41,7 +47,7 @@ static __always_inline struct iolat_parent *parent_of(struct blkcg_gq *blkg)
 	struct iolat_key key = blkg_key(blkg);
 
 	return dev_filtered(&key) ? NULL :
-		lookup_or_init(&parents, &key, &zero_parent);
+		lookup_or_init(&parents, &key, &zero_parent, &parents_full);
 }
 
 SEC("tp_btf/iolatency_window")

@@ -15,7 +15,12 @@
 /* 0: every device; else the kernel dev_t to keep (-d DEV). */
 const volatile __u32 targ_dev = 0;
 
-/* Events that could not be recorded: a full map or ring buffer. */
+/*
+ * Events that could not be recorded: a full ring buffer, a map update
+ * that failed for another reason than a full map.  A full map counts
+ * apart, in a counter of its own (lookup_or_init()): what it loses is
+ * whole rows, every event of the pairs it has no room for.
+ */
 __u64 lost = 0;
 
 static __always_inline void count_lost(void)
@@ -272,9 +277,13 @@ static __always_inline __u32 queue_dev(struct request_queue *q)
 	return disk_dev(BPF_CORE_READ(q, disk));
 }
 
-/* The value for @key in @map, created from @init if missing. */
+/*
+ * The value for @key in @map, created from @init if missing.  A map with
+ * no room for it (E2BIG, from a hash map at max_entries) counts in
+ * *@full, the map's own counter; any other failure is a lost event.
+ */
 static __always_inline void *lookup_or_init(void *map, const void *key,
-					    const void *init)
+					    const void *init, __u64 *full)
 {
 	void *val = bpf_map_lookup_elem(map, key);
 	long err;
@@ -282,11 +291,18 @@ static __always_inline void *lookup_or_init(void *map, const void *key,
 	if (val)
 		return val;
 	err = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	if (err == -7 /* E2BIG */) {
+		__sync_fetch_and_add(full, 1);
+		return NULL;
+	}
 	if (err && err != -17 /* EEXIST: another CPU won */) {
 		count_lost();
 		return NULL;
 	}
-	return bpf_map_lookup_elem(map, key);
+	val = bpf_map_lookup_elem(map, key);
+	if (!val)
+		count_lost();	/* deleted by the front-end meanwhile */
+	return val;
 }
 
 static __always_inline bool dev_filtered(const struct iolat_key *key)

@@ -41,7 +41,7 @@ static bool attach(const char *tool, struct bpf_program *prog, struct bpf_link *
  * (*@unopened when it could not even be opened).
  */
 static struct iolat_fallback_bpf *load(bool add, bool thr, __u32 dev, bool records,
-				       bool all, int *err, bool *unopened)
+				       bool all, __u32 entries, int *err, bool *unopened)
 {
 	struct iolat_fallback_bpf *obj = iolat_fallback_bpf__open();
 
@@ -56,6 +56,8 @@ static struct iolat_fallback_bpf *load(bool add, bool thr, __u32 dev, bool recor
 	/* No records for iolat-top: a page of ring buffer, not 256 KiB. */
 	if (!records)
 		bpf_map__set_max_entries(obj->maps.events, getpagesize());
+	if (entries)
+		bpf_map__set_max_entries(obj->maps.delays, entries);
 	bpf_program__set_autoload(obj->progs.on_add_delay, add);
 	bpf_program__set_autoload(obj->progs.on_throttle_enter, thr);
 	bpf_program__set_autoload(obj->progs.on_throttle_exit, thr);
@@ -68,7 +70,7 @@ static struct iolat_fallback_bpf *load(bool add, bool thr, __u32 dev, bool recor
 }
 
 struct iolat_fallback_bpf *iolat_fallback_start(const char *tool, struct iolat_fns *fns,
-						__u32 dev, bool records, bool all)
+						__u32 dev, bool records, bool all, __u32 entries)
 {
 	struct iolat_fallback_bpf *obj;
 	bool add = !fns->why[IOLAT_FN_ADD_DELAY][0];
@@ -82,19 +84,19 @@ struct iolat_fallback_bpf *iolat_fallback_start(const char *tool, struct iolat_f
 	if (fns->kallsyms_unread)
 		fprintf(stderr, "%s: cannot read /proc/kallsyms: loading tells which of the "
 			"controller's functions are not inlined\n", tool);
-	obj = load(add, thr, dev, records, all, &err, &unopened);
+	obj = load(add, thr, dev, records, all, entries, &err, &unopened);
 	/*
 	 * One that cannot be loaded (inlined, with kallsyms unread) must not
 	 * keep the other out: each alone.
 	 */
 	if (!obj && !unopened && add && thr) {
-		obj = load(true, false, dev, records, all, &err2, &unopened2);
+		obj = load(true, false, dev, records, all, entries, &err2, &unopened2);
 		if (obj) {
 			thr = false;
 			snprintf(fns->why[IOLAT_FN_THROTTLE], sizeof(fns->why[0]),
 				 "cannot load: %s", strerror(-err));
 		} else {
-			obj = load(false, true, dev, records, all, &err2, &unopened2);
+			obj = load(false, true, dev, records, all, entries, &err2, &unopened2);
 			if (obj) {
 				add = false;
 				snprintf(fns->why[IOLAT_FN_ADD_DELAY], sizeof(fns->why[0]),
@@ -146,4 +148,14 @@ int iolat_fallback_events_fd(const struct iolat_fallback_bpf *obj)
 __u64 iolat_fallback_lost(const struct iolat_fallback_bpf *obj)
 {
 	return obj->bss->lost;
+}
+
+__u64 iolat_fallback_delays_full(const struct iolat_fallback_bpf *obj)
+{
+	return obj->bss->delays_full;
+}
+
+__u32 iolat_fallback_delays_entries(const struct iolat_fallback_bpf *obj)
+{
+	return bpf_map__max_entries(obj->maps.delays);
 }

@@ -202,7 +202,7 @@ static int start_fallback(const char *why, struct iolat_fns *fns)
 			iolat_fns_text(fns, text, sizeof(text)));
 		return IOLAT_EXIT_UNSUPPORTED;
 	}
-	fb = iolat_fallback_start(TOOL, fns, env.dev, true, env.all);
+	fb = iolat_fallback_start(TOOL, fns, env.dev, true, env.all, 0);
 	if (!fb) {
 		fprintf(stderr, TOOL ": %s, and the controller's functions could not be "
 			"traced: %s\n", why, iolat_fns_text(fns, text, sizeof(text)));

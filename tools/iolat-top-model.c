@@ -15,6 +15,25 @@ const char *const top_sort_names[TOP_SORT_NR] = {
 	"path", "lat", "iops", "depth", "delay", "waits",
 };
 
+const char *const top_map_names[TOP_MAP_NR] = { "groups", "parents", "delays" };
+
+__u32 top_map_entries(size_t cgroups, size_t devs)
+{
+	unsigned long long want, n = IOLAT_MAX_GROUPS;
+
+	if (!devs)
+		devs = 1;	/* targets may come later: on one device at least */
+	/* Past the cap in any factor: the cap (no product overflows). */
+	if (cgroups > TOP_MAP_ENTRIES_MAX || devs > TOP_MAP_ENTRIES_MAX)
+		return TOP_MAP_ENTRIES_MAX;
+	want = 2ULL * cgroups * devs;
+	if (want <= n)
+		return n;
+	for (n = 1; n < want && n < TOP_MAP_ENTRIES_MAX; n *= 2)
+		;
+	return n;
+}
+
 /* Where (@dev, @cgid) starts looking in a table of @nslots (a power of two). */
 static size_t key_slot(__u32 dev, __u64 cgid, size_t nslots)
 {
@@ -140,7 +159,16 @@ static struct top_row *row_get(struct top_model *m, __u32 dev, __u64 cgid,
 	if (!m->ndevs || m->devs[m->ndevs - 1] != dev) {
 		for (d = 0; d < m->ndevs && m->devs[d] != dev; d++)
 			;
-		if (d == m->ndevs && m->ndevs < TOP_MAX_DEVS)
+		if (d == m->ndevs && m->ndevs == m->devs_cap) {
+			size_t cap = m->devs_cap ? m->devs_cap * 2 : 8;
+			__u32 *v = realloc(m->devs, cap * sizeof(*v));
+
+			if (!v)
+				return NULL;
+			m->devs = v;
+			m->devs_cap = cap;
+		}
+		if (d == m->ndevs)
 			m->devs[m->ndevs++] = dev;
 	}
 	r = &m->v[m->n];
@@ -175,8 +203,15 @@ static bool wanted(const struct top_model *m, __u32 dev, const char *path)
 
 void top_model_begin(struct top_model *m, const struct iolat_cgroups *cgs)
 {
+	int k;
+
 	m->n = 0;
 	m->ndevs = 0;
+	m->nmissing = 0;
+	for (k = 0; k < TOP_MAP_NR; k++) {
+		m->maps[k].read = false;
+		m->maps[k].entries = 0;
+	}
 	m->cgs = cgs;
 	iolat_psi_tick(&m->psi);	/* the last refresh's rows' files stay open */
 	if (m->slots)
@@ -268,6 +303,9 @@ int top_model_add_map(struct top_model *m, struct iolat_map *map, enum top_map k
 	ret = iolat_map_read(map, false);
 	if (ret)
 		return ret;
+	m->maps[kind].read = true;
+	m->maps[kind].max_entries = map->max_entries;
+	m->maps[kind].entries = map->n;
 	stale = malloc((map->n ?: 1) * sizeof(*stale));
 	if (!stale)
 		return -ENOMEM;
@@ -323,11 +361,38 @@ static bool read_iostat(const char *path, const __u32 *devs, size_t ndev,
 	return true;
 }
 
-/* The debug keys of @path's io.stat file into @io[] (counters kept); read? */
-static bool read_iostat_debug(const char *path, const __u32 *devs, size_t ndev,
-			      struct iolat_iostat *io)
+/* Room in m->io_devs and m->io_file for a cgroup's on every device: 0 or -ENOMEM. */
+static int io_bufs(struct top_model *m)
 {
-	struct iolat_iostat file[TOP_MAX_DEVS];
+	size_t cap = m->io_devs_cap ? m->io_devs_cap : 8;
+	struct iolat_iostat *a, *b;
+
+	if (m->ndevs <= m->io_devs_cap)
+		return 0;
+	while (cap < m->ndevs)
+		cap *= 2;
+	a = malloc(cap * sizeof(*a));
+	b = malloc(cap * sizeof(*b));
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -ENOMEM;
+	}
+	free(m->io_devs);
+	free(m->io_file);
+	m->io_devs = a;
+	m->io_file = b;
+	m->io_devs_cap = cap;
+	return 0;
+}
+
+/*
+ * The debug keys of @path's io.stat file into @io[] (counters kept),
+ * through @file[@ndev]; read?
+ */
+static bool read_iostat_debug(const char *path, const __u32 *devs, size_t ndev,
+			      struct iolat_iostat *io, struct iolat_iostat *file)
+{
 	size_t k;
 
 	memset(file, 0, ndev * sizeof(*file));
@@ -376,7 +441,7 @@ static bool wants_debug(struct top_model *m, const struct iolat_cgroup *c,
 int top_model_add_io(struct top_model *m)
 {
 	const struct iolat_cgroups *cgs = m->cgs;
-	struct iolat_iostat io[TOP_MAX_DEVS];
+	struct iolat_iostat *io;
 	const __u32 *devs = m->devs;	/* its rows make no other */
 	size_t i, ndev = m->ndevs, k;
 	__u32 *at = NULL;
@@ -384,6 +449,9 @@ int top_model_add_io(struct top_model *m)
 
 	if (!ndev)
 		return 0;
+	if (io_bufs(m))
+		return -ENOMEM;
+	io = m->io_devs;
 	if (cgs->n > m->io_cap) {
 		free(m->io_quiet);
 		free(m->io_at);
@@ -422,7 +490,7 @@ int top_model_add_io(struct top_model *m)
 			else if (at[i])
 				iolat_iostat_set_get_at(m->iostat, at[i] - 1, devs, ndev, io);
 			if (m->iostat_debug && wants_debug(m, c, devs, ndev, io))
-				file = read_iostat_debug(c->path, devs, ndev, io);
+				file = read_iostat_debug(c->path, devs, ndev, io, m->io_file);
 		} else {
 			ok = file = read_iostat(c->path, devs, ndev, io);
 		}
@@ -453,13 +521,15 @@ void top_model_add_iostat_debug(struct top_model *m, size_t n)
 {
 	size_t i;
 
+	struct iolat_iostat file;
+
 	if (!m->iostat || !m->iostat_debug)
 		return;		/* every file read already, or no debug keys */
 	for (i = 0; i < n && i < m->n; i++) {
 		struct top_row *r = &m->v[i];
 
 		if (!r->io_file && !r->io_err)
-			r->io_file = read_iostat_debug(r->path, &r->dev, 1, &r->io);
+			r->io_file = read_iostat_debug(r->path, &r->dev, 1, &r->io, &file);
 	}
 }
 
@@ -710,8 +780,9 @@ struct top_sort_memo {
 	size_t n, k, cap, ndevs;
 	const struct iolat_cgroups *cgs;
 	unsigned long paths_gen;
-	__u32 devs[TOP_MAX_DEVS];
-	char names[TOP_MAX_DEVS][32];
+	__u32 *devs;
+	char (*names)[32];
+	size_t devs_cap;
 	bool valid;
 };
 
@@ -757,10 +828,17 @@ static void memo_save(struct top_model *m, size_t k)
 		o->v[i].cgid = m->v[i].cgid;
 		o->v[i].dev = m->v[i].dev;
 	}
-	/* On more than one device, the names matter (all of them listed). */
-	if (m->ndevs == TOP_MAX_DEVS)
-		return;
+	/* On more than one device, the names matter. */
 	o->ndevs = m->ndevs > 1 ? m->ndevs : 0;
+	if (o->ndevs > o->devs_cap) {
+		free(o->devs);
+		free(o->names);
+		o->devs = malloc(o->ndevs * sizeof(*o->devs));
+		o->names = malloc(o->ndevs * sizeof(*o->names));
+		o->devs_cap = o->devs && o->names ? o->ndevs : 0;
+		if (!o->devs_cap)
+			return;
+	}
 	for (d = 0; d < o->ndevs; d++) {
 		o->devs[d] = m->devs[d];
 		snprintf(o->names[d], sizeof(o->names[d]), "%s", iolat_dev_name(o->devs[d]));
@@ -979,6 +1057,64 @@ static void limited_of(const struct top_model *m, struct top_row *r)
 	}
 }
 
+static int cmp_missing(const void *a, const void *b)
+{
+	const struct top_missing *x = a, *y = b;
+
+	if (x->map != y->map)
+		return x->map < y->map ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return cmp_path(x->path, y->path);
+}
+
+/*
+ * The rows a full map may have no entry for.  A map that cannot take a
+ * new pair drops every event of it: the whole row, not some of its
+ * events.  Which rows, the BPF side cannot say (it has nowhere to put
+ * them); the targets can: a pair with a target has io.latency on, and
+ * its events make an entry.  So while a map drops events (more during
+ * the interval, or some before and it is full still), a row with a
+ * target and no entry of its is named.  The parents map is not asked:
+ * which cgroups have children scaled, no target tells.
+ */
+static int missing_of(struct top_model *m)
+{
+	static const enum top_map kinds[] = { TOP_MAP_GROUPS, TOP_MAP_DELAYS };
+	size_t i, k;
+
+	for (k = 0; k < sizeof(kinds) / sizeof(*kinds); k++) {
+		const struct top_map_state *st = &m->maps[kinds[k]];
+
+		if (!st->read || !(st->full > st->full_seen ||
+				   (st->full && st->entries >= st->max_entries)))
+			continue;
+		for (i = 0; i < m->n; i++) {
+			const struct top_row *r = &m->v[i];
+
+			if (!r->target_us ||
+			    (kinds[k] == TOP_MAP_GROUPS ? r->has_group : r->has_delay))
+				continue;
+			if (m->nmissing == m->missing_cap) {
+				size_t cap = m->missing_cap ? m->missing_cap * 2 : 16;
+				struct top_missing *v = realloc(m->missing, cap * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				m->missing = v;
+				m->missing_cap = cap;
+			}
+			m->missing[m->nmissing++] = (struct top_missing){
+				r->dev, r->cgid, r->path, kinds[k] };
+		}
+	}
+	qsort(m->missing, m->nmissing, sizeof(*m->missing), cmp_missing);
+	for (k = 0; k < TOP_MAP_NR; k++)
+		if (m->maps[k].read)
+			m->maps[k].full_seen = m->maps[k].full;
+	return 0;
+}
+
 int top_model_compute(struct top_model *m, double secs)
 {
 	struct top_prev *np;
@@ -1011,8 +1147,15 @@ int top_model_compute(struct top_model *m, double secs)
 			interval_of(m, r, p);
 		if (r->in.known)
 			depth_min_of(m, r);
-		if (r->io_err || (p && !p->io_ok))
+		/*
+		 * A row's first interval has no baseline: io.stat counts
+		 * since its cgroup was made, a map entry may predate the
+		 * row.  Unknown, not 0.
+		 */
+		if (!p || secs <= 0 || r->io_err || !p->io_ok)
 			r->iops = r->rmbps = r->wmbps = NAN;
+		if (!p || secs <= 0)
+			r->charged = r->paid = r->waits = NAN;
 		if (p && secs > 0) {
 			/* One counter back: the baseline is another cgroup's. */
 			if (r->io.ios < p->ios || r->io.rbytes < p->rbytes ||
@@ -1075,6 +1218,9 @@ int top_model_compute(struct top_model *m, double secs)
 		else
 			r->state = "ok";
 	}
+	m->nmissing = 0;
+	if (!err)
+		err = missing_of(m);
 	/* The baseline's buffer and the last one's trade places. */
 	m->next = m->prev;
 	i = m->next_cap;
@@ -1099,9 +1245,16 @@ void top_model_free(struct top_model *m)
 	iolat_psi_free(&m->psi);
 	free(m->io_quiet);
 	free(m->io_at);
-	if (m->memo)
+	if (m->memo) {
 		free(m->memo->v);
+		free(m->memo->devs);
+		free(m->memo->names);
+	}
 	free(m->memo);
+	free(m->devs);
+	free(m->io_devs);
+	free(m->io_file);
+	free(m->missing);
 	free(m->order);
 	free(m->front);
 	free(m->spare);

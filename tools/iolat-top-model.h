@@ -17,7 +17,6 @@
 #include "iolat-map.h"
 
 #define TOP_DEFAULT_COOKIE 1000000U
-#define TOP_MAX_DEVS 64		/* devices with rows in one interval */
 #define TOP_IDLE_NS 5000000000ULL	/* no window for 5 s: idle */
 
 /*
@@ -34,6 +33,48 @@ extern const char *const top_mode_names[TOP_MODE_NR];
 enum top_sort { TOP_SORT_PATH, TOP_SORT_LAT, TOP_SORT_IOPS, TOP_SORT_DEPTH,
 		TOP_SORT_DELAY, TOP_SORT_WAITS, TOP_SORT_NR };
 extern const char *const top_sort_names[TOP_SORT_NR];
+
+/* What a BPF map's values are: the events' groups and parents, the fallback's delays. */
+enum top_map { TOP_MAP_GROUPS, TOP_MAP_PARENTS, TOP_MAP_DELAYS, TOP_MAP_NR };
+extern const char *const top_map_names[TOP_MAP_NR];
+
+/*
+ * The BPF maps of (device, cgroup) pairs get their size before they are
+ * loaded, and cannot grow after: twice the pairs of @cgroups cgroups on
+ * @devs devices (the devices with io.latency targets; none counts as
+ * one), so that the tree can grow, as a power of two; never below the
+ * IOLAT_MAX_GROUPS they were built with, never above
+ * TOP_MAP_ENTRIES_MAX (a hash map's entries are allocated at load:
+ * about 300 bytes each for the groups, 80 MB at the cap).
+ */
+#define TOP_MAP_ENTRIES_MAX (1U << 18)
+__u32 top_map_entries(size_t cgroups, size_t devs);
+
+/* A BPF map as the interval found it. */
+struct top_map_state {
+	bool read;		/* top_model_add_map() read it this interval */
+	__u32 max_entries;
+	size_t entries;		/* what it held */
+	/*
+	 * Set by the caller: the BPF side's count of events it dropped
+	 * because the map was full (no entry for a new pair could be
+	 * made), since the start; and its value at the last
+	 * top_model_compute().
+	 */
+	__u64 full, full_seen;
+};
+
+/*
+ * A row a full map may have no entry for: a target says it should have
+ * one, and the map dropped events during the interval, or did before
+ * and is full still.  Its path is the tree's, as the rows'.
+ */
+struct top_missing {
+	__u32 dev;
+	__u64 cgid;
+	const char *path;
+	enum top_map map;
+};
 
 struct top_row {
 	__u32 dev;
@@ -55,8 +96,9 @@ struct top_row {
 	bool io_err;		/* its io.stat could not be read */
 	bool io_file;		/* its io.stat file was read this refresh */
 	/*
-	 * Rates over the interval; NAN when unknown: io.stat unreadable now
-	 * or at the previous interval, or a counter went backwards.
+	 * Rates over the interval; NAN when unknown: the row's first
+	 * interval (no baseline), io.stat unreadable now or at the previous
+	 * interval, or a counter went backwards.
 	 */
 	double iops, rmbps, wmbps, charged, paid, waits;
 	const char *state;
@@ -109,9 +151,9 @@ struct top_model {
 	size_t nslots;
 	__u32 slots_gen;
 	bool slots_stale;
-	/* The rows' devices, in the order of their first rows (64 at most). */
-	__u32 devs[TOP_MAX_DEVS];
-	size_t ndevs;
+	/* The rows' devices, in the order of their first rows. */
+	__u32 *devs;
+	size_t ndevs, devs_cap;
 	/*
 	 * Sorting's: the rows' order, where they are moved to, and which
 	 * places in front the first rows are in (all false between sorts).
@@ -173,6 +215,17 @@ struct top_model {
 	bool *io_quiet;
 	__u32 *io_at;
 	size_t io_cap;
+	/* Its io.stat of one cgroup on each device, and a file's: ndevs each. */
+	struct iolat_iostat *io_devs, *io_file;
+	size_t io_devs_cap;
+	/*
+	 * The maps read (top_model_add_map()), and the rows the full ones
+	 * may have no entry for, in the rows' order before the sort
+	 * (top_model_compute()).
+	 */
+	struct top_map_state maps[TOP_MAP_NR];
+	struct top_missing *missing;
+	size_t nmissing, missing_cap;
 };
 
 /*
@@ -198,14 +251,13 @@ int top_model_add_entry(struct top_model *m, const struct iolat_key *key,
  */
 int top_model_add_delay(struct top_model *m, const struct iolat_key *key,
 			const struct iolat_delay *d, bool dev_present);
-/* What a BPF map's values are: the events' groups and parents, the fallback's delays. */
-enum top_map { TOP_MAP_GROUPS, TOP_MAP_PARENTS, TOP_MAP_DELAYS };
 /*
  * Every entry of @map, read here (iolat_map_read()): a struct iolat_group,
  * iolat_parent or iolat_delay each, as @kind says.  The entries of devices
  * and cgroups that are gone are deleted from the map, their slots free
  * for new groups; a cgroup the tree does not know is asked about first
- * (iolat_cgroups_keep(): @cgs is m's tree).  0 or -errno.
+ * (iolat_cgroups_keep(): @cgs is m's tree).  m->maps[@kind] says how
+ * full it was.  0 or -errno.
  */
 int top_model_add_map(struct top_model *m, struct iolat_map *map, enum top_map kind,
 		      struct iolat_cgroups *cgs);
@@ -226,7 +278,7 @@ int top_model_add_io(struct top_model *m);
  */
 void top_model_add_pressure(struct top_model *m, size_t n);
 void top_model_add_iostat_debug(struct top_model *m, size_t n);
-/* Rates over @secs, states, and the next interval's baseline. */
+/* Rates over @secs, states, the rows missing, and the next interval's baseline. */
 int top_model_compute(struct top_model *m, double secs);
 void top_model_sort(struct top_model *m, enum top_sort key);
 /*

@@ -156,6 +156,44 @@ static void json_functions(FILE *f, const struct top_model *m)
 }
 
 /*
+ * ,"maps":{...},"rows_missing":[...]: each BPF map read, how full, and
+ * the events it dropped full; the rows a full map has no entry for.
+ * null without a BPF side.
+ */
+static void json_maps(FILE *f, const struct top_model *m)
+{
+	size_t i;
+	int k, n = 0;
+
+	if (!has_bpf(m)) {
+		fputs(",\"maps\":null,\"rows_missing\":null", f);
+		return;
+	}
+	fputs(",\"maps\":{", f);
+	for (k = 0; k < TOP_MAP_NR; k++) {
+		const struct top_map_state *st = &m->maps[k];
+
+		if (!st->read)
+			continue;
+		fprintf(f, "%s\"%s\":{\"entries\":%zu,\"max_entries\":%u,"
+			"\"full_events\":%llu}", n++ ? "," : "", top_map_names[k],
+			st->entries, st->max_entries, (unsigned long long)st->full);
+	}
+	fputs("},\"rows_missing\":[", f);
+	for (i = 0; i < m->nmissing; i++) {
+		const struct top_missing *x = &m->missing[i];
+
+		fprintf(f, "%s{\"device\":", i ? "," : "");
+		iolat_json_str(f, iolat_dev_name(x->dev));
+		fputs(",\"cgroup\":", f);
+		iolat_json_str(f, x->path);
+		fprintf(f, ",\"cgroup_id\":%llu,\"map\":\"%s\"}",
+			(unsigned long long)x->cgid, top_map_names[x->map]);
+	}
+	fputc(']', f);
+}
+
+/*
  * ,"iostat_debug":{...}: io.stat's blkcg_debug_stats keys of the row,
  * both modes; null when io.stat had none (debug stats off).
  */
@@ -224,6 +262,7 @@ void top_print_json(FILE *f, const struct top_report *rep)
 	fprintf(f, ",\"iostat_source\":\"%s\"", m->iostat ? "iterator" : "files");
 	/* Cgroups the last walk could not read: what is below them has no row. */
 	fprintf(f, ",\"cgroups_unread\":%zu", m->cgs ? m->cgs->unread : 0);
+	json_maps(f, m);
 	fprintf(f, ",\"rows_total\":%zu,\"rows_shown\":%zu,\"cgroups\":[", m->n, n);
 	for (i = 0; i < n; i++) {
 		const struct top_row *r = &m->v[i];
@@ -362,6 +401,43 @@ static void text_unknowns(const struct top_row *r, char *lat, char *acc, char *s
 	text_word(limited, 16, "?");
 }
 
+/* Rows named in the header before "and N more". */
+#define TEXT_MISSING_NAMED 3
+
+/*
+ * The header's lines of the maps that dropped events full, and the rows
+ * that may be missing for it, the first few by name.
+ */
+static void text_maps(FILE *f, const struct top_model *m)
+{
+	static char name[IOLAT_ESC_LEN(PATH_MAX)];
+	const char *sep = "  map full: ";
+	size_t i;
+	int k;
+
+	for (k = 0; k < TOP_MAP_NR; k++) {
+		const struct top_map_state *st = &m->maps[k];
+
+		if (!st->read || !st->full)
+			continue;
+		fprintf(f, "%s%s %zu/%u entries, %llu events dropped", sep, top_map_names[k],
+			st->entries, st->max_entries, (unsigned long long)st->full);
+		sep = "; ";
+	}
+	if (*sep == ';')
+		fputs(" (since the start; the maps are sized at the start: restart to size "
+		      "them again)\n", f);
+	if (!m->nmissing)
+		return;
+	fprintf(f, "  rows missing (no map entry): %zu:", m->nmissing);
+	for (i = 0; i < m->nmissing && i < TEXT_MISSING_NAMED; i++)
+		fprintf(f, "%s %s %s", i ? "," : "", iolat_dev_name(m->missing[i].dev),
+			iolat_esc(name, sizeof(name), m->missing[i].path));
+	if (m->nmissing > TEXT_MISSING_NAMED)
+		fprintf(f, " and %zu more", m->nmissing - TEXT_MISSING_NAMED);
+	fputc('\n', f);
+}
+
 static const char *path_tail(const char *path, int width)
 {
 	int len = strlen(path);
@@ -429,6 +505,7 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	else
 		fprintf(f, "  lost %llu events  mode: io.stat + functions (%s)\n", rep->lost,
 			m->mode_reason);
+	text_maps(f, m);
 	/* Which functions the fallback traces, and why not the others. */
 	if (!events)
 		fprintf(f, "  functions: %s\n", iolat_fns_text(&m->fns, fns, sizeof(fns)));
@@ -754,6 +831,43 @@ static void prom_head(FILE *f, const struct top_model *m)
 			m->fns.attached[i]);
 }
 
+/* The BPF maps read: how full, what they dropped full, the rows missing. */
+static void prom_maps(FILE *f, const struct top_model *m)
+{
+	size_t i, n;
+	int k;
+
+	fputs("# HELP iolat_map_entries Entries in a BPF map of iolat-top's, a "
+	      "(device, cgroup) pair each.\n# TYPE iolat_map_entries gauge\n", f);
+	for (k = 0; k < TOP_MAP_NR; k++)
+		if (m->maps[k].read)
+			fprintf(f, "iolat_map_entries{map=\"%s\"} %zu\n", top_map_names[k],
+				m->maps[k].entries);
+	fputs("# HELP iolat_map_max_entries The entries the map was sized for at the "
+	      "start (it cannot grow).\n# TYPE iolat_map_max_entries gauge\n", f);
+	for (k = 0; k < TOP_MAP_NR; k++)
+		if (m->maps[k].read)
+			fprintf(f, "iolat_map_max_entries{map=\"%s\"} %u\n", top_map_names[k],
+				m->maps[k].max_entries);
+	fputs("# HELP iolat_map_full_events_total Events the BPF side dropped because the "
+	      "map was full: no entry for a new (device, cgroup) pair, whose row is "
+	      "missing.\n# TYPE iolat_map_full_events_total counter\n", f);
+	for (k = 0; k < TOP_MAP_NR; k++)
+		if (m->maps[k].read)
+			fprintf(f, "iolat_map_full_events_total{map=\"%s\"} %llu\n",
+				top_map_names[k], (unsigned long long)m->maps[k].full);
+	fputs("# HELP iolat_rows_missing Rows with an io.latency target that a full map "
+	      "has no entry for (iolat-top -j's rows_missing names them).\n"
+	      "# TYPE iolat_rows_missing gauge\n", f);
+	for (k = 0; k < TOP_MAP_NR; k++) {
+		if (!m->maps[k].read || k == TOP_MAP_PARENTS)
+			continue;
+		for (i = n = 0; i < m->nmissing; i++)
+			n += m->missing[i].map == (enum top_map)k;
+		fprintf(f, "iolat_rows_missing{map=\"%s\"} %zu\n", top_map_names[k], n);
+	}
+}
+
 void top_print_prom(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
@@ -792,9 +906,11 @@ void top_print_prom(FILE *f, const struct top_report *rep)
 	free(seen);
 	if (!has_bpf(m))
 		return;		/* no BPF side: nothing to lose, nothing to say */
-	fprintf(f, "# HELP iolat_lost_events_total Events the BPF side could not record.\n"
+	fprintf(f, "# HELP iolat_lost_events_total Events the BPF side could not record, "
+		"a full map's aside (iolat_map_full_events_total).\n"
 		"# TYPE iolat_lost_events_total counter\niolat_lost_events_total %llu\n",
 		rep->lost);
+	prom_maps(f, m);
 }
 
 /*

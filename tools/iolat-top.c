@@ -128,11 +128,12 @@ static const char doc[] =
 "scale cookie, use_delay, and counters since " TOOL " started:\n"
 "windows, missed windows, scale-ups and downs (on the parent), throttled\n"
 "bios and their wait, induced delay charged and paid in seconds, lost\n"
-"events; per cgroup its PSI avg10 as ratios; and first what the figures\n"
-"rest on: iolat_mode_info{mode,reason}, iolat_debug_stats_enabled and, in\n"
-"the io.stat mode, iolat_function_attached{function}.  FILE is written\n"
-"beside it (as .FILE.XXXXXX, mode 0644) and renamed, so a reader never\n"
-"sees half of one.  A write that fails (a full disk) leaves FILE as it\n"
+"events, and apart the events a full BPF map dropped and the rows it\n"
+"misses for it; per cgroup its PSI avg10 as ratios; and first what the\n"
+"figures rest on: iolat_mode_info{mode,reason}, iolat_debug_stats_enabled\n"
+"and, in the io.stat mode, iolat_function_attached{function}.  FILE is\n"
+"written beside it (as .FILE.XXXXXX, mode 0644) and renamed, so a reader\n"
+"never sees half of one.  A write that fails (a full disk) leaves FILE as it\n"
 "was and is tried again the next interval: stderr says so once, and when\n"
 "a write works again.\n";
 
@@ -299,6 +300,64 @@ static int rescan(struct iolat_top_bpf *obj)
 /* The fallback's BPF side, in the io.stat mode when a function is attached. */
 static struct iolat_fallback_bpf *fb;
 
+/* The entries the maps of (device, cgroup) pairs were sized for at the start. */
+static __u32 map_entries;
+
+/* The devices with io.latency targets (with -d, that one's alone). */
+static size_t target_devs(const struct iolat_targets *t)
+{
+	__u32 seen[64];
+	size_t i, k, n = 0, more = 0;
+
+	for (i = 0; i < t->n; i++) {
+		if (env.dev && t->v[i].dev != env.dev)
+			continue;
+		for (k = 0; k < n && seen[k] != t->v[i].dev; k++)
+			;
+		if (k < n)
+			continue;
+		if (n < sizeof(seen) / sizeof(*seen))
+			seen[n++] = t->v[i].dev;
+		else
+			more++;	/* past 64 devices: counted, perhaps twice */
+	}
+	return n + more;
+}
+
+/*
+ * The maps' size, from the tree the walk found and the devices with
+ * targets (top_map_entries()): fixed at load, so said on stderr when it
+ * is not the least, and when the tree outgrows it (once).
+ */
+static __u32 size_maps(void)
+{
+	size_t devs = target_devs(&targets);
+	__u32 n = top_map_entries(cgroups.n, devs);
+
+	if (n > IOLAT_MAX_GROUPS)
+		fprintf(stderr, TOOL ": BPF maps of %u (device, cgroup) pairs for %zu cgroups "
+			"on %zu device%s with targets\n", n, cgroups.n, devs, devs == 1 ? "" : "s");
+	return n;
+}
+
+static void check_maps_fit(void)
+{
+	static bool told;
+	size_t devs;
+
+	if (told || !map_entries)
+		return;
+	devs = target_devs(&targets) ?: 1;
+	if (cgroups.n <= map_entries / devs)
+		return;
+	told = true;
+	fprintf(stderr, TOOL ": %zu cgroups on %zu device%s with targets: more (device, "
+		"cgroup) pairs than the %u the BPF maps were sized for at the start, which "
+		"cannot grow; the rows a full map drops are said in the report (rows "
+		"missing); restart " TOOL " to size them again\n", cgroups.n, devs,
+		devs == 1 ? "" : "s", map_entries);
+}
+
 /* io.stat's counters in one walk a refresh (NULL: the files), its last. */
 static struct iolat_iostat_iter *iostat_iter;
 static struct iolat_iostat_set iostat_set;
@@ -357,6 +416,8 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 
 	iolat_dev_cache_reset();
 	err = rescan(obj);
+	if (!err)
+		check_maps_fit();
 	if (obj) {
 		/* Depth events from now on are the next interval's. */
 		model.epoch = obj->bss->depth_epoch;
@@ -372,6 +433,13 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 		err = top_model_add_map(&model, &parents_map, TOP_MAP_PARENTS, &cgroups);
 	if (!err && fb)
 		err = top_model_add_map(&model, &delays_map, TOP_MAP_DELAYS, &cgroups);
+	/* What a full map dropped: missing rows, not lost events. */
+	if (obj) {
+		model.maps[TOP_MAP_GROUPS].full = obj->bss->groups_full;
+		model.maps[TOP_MAP_PARENTS].full = obj->bss->parents_full;
+	}
+	if (fb)
+		model.maps[TOP_MAP_DELAYS].full = iolat_fallback_delays_full(fb);
 	model.now_ns = (__u64)(iolat_mono() * 1e9);	/* the maps as read */
 	if (!err) {
 		model.iostat = iostat_walk();
@@ -459,13 +527,23 @@ static int choose_mode(void)
 static void start_functions(void)
 {
 	char text[512];
+	int err;
 
-	if (iolat_fns_probe(&model.fns, env.no_functions))
-		fb = iolat_fallback_start(TOOL, &model.fns, env.dev, false, false);
-	if (fb)
+	if (iolat_fns_probe(&model.fns, env.no_functions)) {
+		/* The tree choose_mode() walked; its targets, for the map's size. */
+		err = iolat_targets_read(&cgroups, &targets);
+		if (err)
+			fprintf(stderr, TOOL ": cannot read the io.latency targets: %s\n",
+				strerror(-err));
+		fb = iolat_fallback_start(TOOL, &model.fns, env.dev, false, false,
+					  size_maps());
+	}
+	if (fb) {
+		map_entries = iolat_fallback_delays_entries(fb);
 		iolat_map_init_bpf(&delays_map, TOOL, "delays", iolat_fallback_delays_fd(fb),
 				   sizeof(struct iolat_key), sizeof(struct iolat_delay),
-				   IOLAT_MAX_GROUPS);
+				   map_entries);
+	}
 	fprintf(stderr, TOOL ": functions: %s%s\n",
 		iolat_fns_text(&model.fns, text, sizeof(text)),
 		iolat_fns_attached(&model.fns) ? "" :
@@ -521,15 +599,38 @@ int main(int argc, char **argv)
 		}
 		obj->rodata->targ_dev = env.dev;
 		obj->rodata->start_ns = model.start_ns;
+		/*
+		 * The maps cannot grow once loaded: sized from a walk of the
+		 * tree now.  The first refresh walks it again, for the
+		 * cgroups made before the events were followed.
+		 */
+		err = iolat_cgroups_scan(&cgroups);
+		if (!err)
+			err = iolat_targets_read(&cgroups, &targets);
+		if (err) {
+			fprintf(stderr, TOOL ": cannot read the cgroup tree at %s: %s\n",
+				iolat_cgroup_root(), strerror(-err));
+			err = IOLAT_EXIT_ERROR;
+			goto cleanup;
+		}
+		cgroups.stale = true;
+		map_entries = size_maps();
+		err = bpf_map__set_max_entries(obj->maps.groups, map_entries) ?:
+			bpf_map__set_max_entries(obj->maps.parents, map_entries);
+		if (err) {
+			fprintf(stderr, TOOL ": cannot size the BPF maps: %s\n", strerror(-err));
+			err = IOLAT_EXIT_ERROR;
+			goto cleanup;
+		}
 		err = iolat_load_attach(TOOL, obj->skeleton);
 		if (err)
 			goto cleanup;
 		iolat_map_init_bpf(&groups_map, TOOL, "groups",
 				   bpf_map__fd(obj->maps.groups), sizeof(struct iolat_key),
-				   sizeof(struct iolat_group), IOLAT_MAX_GROUPS);
+				   sizeof(struct iolat_group), map_entries);
 		iolat_map_init_bpf(&parents_map, TOOL, "parents",
 				   bpf_map__fd(obj->maps.parents), sizeof(struct iolat_key),
-				   sizeof(struct iolat_parent), IOLAT_MAX_GROUPS);
+				   sizeof(struct iolat_parent), map_entries);
 		iolat_map_init_bpf(&changes_map, TOOL, "cgroup_changes",
 				   bpf_map__fd(obj->maps.cgroup_changes), sizeof(__u64),
 				   sizeof(struct iolat_cgroup_change),

@@ -2701,11 +2701,17 @@ static void test_fallback_counters_kept(void)
 		rep.m = &fx.m;
 		json = render(top_print_json, &rep);
 		row = json_row(json, "/fk/loose");
-		snprintf(want, sizeof(want), "\"delay_charged_ms_per_s\":%.3f,"
-			 "\"delay_paid_ms_per_s\":%.3f,\"throttled_bios_per_s\":null,"
-			 "\"delay_charged_ms\":%.3f,\"delay_paid_ms\":%.3f,",
-			 i ? 1708.73 : 0.0, i ? 250.0 : 0.0,
-			 dl.charged_ns / 1e6, dl.paid_ns / 1e6);
+		/* The first interval has no baseline: no rates. */
+		if (!i)
+			snprintf(want, sizeof(want), "\"delay_charged_ms_per_s\":null,"
+				 "\"delay_paid_ms_per_s\":null,\"throttled_bios_per_s\":null,"
+				 "\"delay_charged_ms\":%.3f,\"delay_paid_ms\":%.3f,",
+				 dl.charged_ns / 1e6, dl.paid_ns / 1e6);
+		else
+			snprintf(want, sizeof(want), "\"delay_charged_ms_per_s\":%.3f,"
+				 "\"delay_paid_ms_per_s\":%.3f,\"throttled_bios_per_s\":null,"
+				 "\"delay_charged_ms\":%.3f,\"delay_paid_ms\":%.3f,",
+				 1708.73, 250.0, dl.charged_ns / 1e6, dl.paid_ns / 1e6);
 		if (!strstr(row, want)) {
 			rows_ok = false;
 			fprintf(stderr, "  interval %d: no %s in %s\n", i, want, row);
@@ -3478,6 +3484,301 @@ static void test_debug_param(void)
 	      "io.pressure: the root's and a missing one: none");
 }
 
+/*
+ * A row's first interval has no baseline to take a rate against: its
+ * rates are unknown (JSON null, text "?"), never 0; the next interval's
+ * are numbers.  The first refresh's rows, and a row that appears later
+ * (a cgroup that started doing IO).
+ */
+static void test_first_interval(void)
+{
+	struct fixture fx = {};
+	struct top_report rep = { .secs = 1, .rows = 100, .batch = true };
+	struct top_row *r;
+	char text[1024], json[4096];
+
+	mkcg("/fi");
+	mkcg("/fi/a");
+	mkcg("/fi/b");
+	put_target("/fi/a", DEV1, 1000);
+	/* A parent's io.stat counts its children's IO (none: not read). */
+	put("/fi/io.stat", "%s", iostat_line(DEV1, 1000000, 100, NULL));
+	put("/fi/a/io.stat", "%s", iostat_line(DEV1, 1000000, 100, NULL));
+	scan(&fx);
+	fixture_filter(&fx, "^/fi/");
+	fx.m.dev = DEV1;
+	rep.m = &fx.m;
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/fi/a");
+	check(r && isnan(r->iops) && isnan(r->rmbps) && isnan(r->wmbps) &&
+	      isnan(r->charged) && isnan(r->paid) && isnan(r->waits),
+	      "first interval: /fi/a's rates unknown (iops %g, MB/s %g, CHG/s %g, WAIT/s %g)",
+	      r ? r->iops : -1, r ? r->rmbps : -1, r ? r->charged : -1, r ? r->waits : -1);
+	snprintf(json, sizeof(json), "%s", json_row(render(top_print_json, &rep), "/fi/a"));
+	snprintf(text, sizeof(text), "%s", text_row(render(top_print_text, &rep), "/fi/a"));
+	check(strstr(json, "\"iops\":null,\"read_mbps\":null,\"write_mbps\":null,") &&
+	      strstr(json, "\"delay_charged_ms_per_s\":null,\"delay_paid_ms_per_s\":null,"
+		     "\"throttled_bios_per_s\":null,"),
+	      "first interval: JSON rates null: %s", json);
+	check(!strcmp(field(text, 8), "?") && !strcmp(field(text, 9), "?") &&
+	      !strcmp(field(text, 15), "?") && !strcmp(field(text, 17), "?"),
+	      "first interval: text IOPS, MB/s, CHG/s, WAIT/s '?': %s", text);
+
+	/* The second: /fi/a's rates; /fi/b's first (its IO makes it a row). */
+	put("/fi/io.stat", "%s", iostat_line(DEV1, 8000000, 800, NULL));
+	put("/fi/a/io.stat", "%s", iostat_line(DEV1, 3000000, 300, NULL));
+	put("/fi/b/io.stat", "%s", iostat_line(DEV1, 5000000, 500, NULL));
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/fi/a");
+	check(r && r->iops == 200 && r->rmbps == 2 && r->charged == 0,
+	      "second interval: /fi/a's rates (iops %g, MB/s %g, CHG/s %g)",
+	      r ? r->iops : -1, r ? r->rmbps : -1, r ? r->charged : -1);
+	snprintf(json, sizeof(json), "%s", json_row(render(top_print_json, &rep), "/fi/a"));
+	snprintf(text, sizeof(text), "%s", text_row(render(top_print_text, &rep), "/fi/a"));
+	check(strstr(json, "\"iops\":200.0,\"read_mbps\":2.000,\"write_mbps\":0.000,") &&
+	      !strcmp(field(text, 8), "200") && !strcmp(field(text, 9), "2.0"),
+	      "second interval: /fi/a's rates as numbers: %s | %s", json, text);
+	r = row(&fx.m, DEV1, "/fi/b");
+	snprintf(json, sizeof(json), "%s", json_row(render(top_print_json, &rep), "/fi/b"));
+	check(r && isnan(r->iops) && strstr(json, "\"iops\":null,\"read_mbps\":null,"),
+	      "second interval: /fi/b's first, its rates null: %s", json);
+	put("/fi/io.stat", "%s", iostat_line(DEV1, 9000000, 900, NULL));
+	put("/fi/b/io.stat", "%s", iostat_line(DEV1, 6000000, 600, NULL));
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	r = row(&fx.m, DEV1, "/fi/b");
+	check(r && r->iops == 100 && r->rmbps == 1,
+	      "third interval: /fi/b's rates (iops %g, MB/s %g)",
+	      r ? r->iops : -1, r ? r->rmbps : -1);
+	fixture_free(&fx);
+}
+
+/*
+ * The BPF maps' size, from what the walk finds at the start: twice the
+ * (device, cgroup) pairs of every cgroup on every device with a target,
+ * a power of two, never below the 10,240 they had, capped.
+ */
+static void test_map_entries(void)
+{
+	__u32 n = top_map_entries(10000, 2);
+
+	check(n >= 2 * 10000 * 2 && !(n & (n - 1)) && n <= TOP_MAP_ENTRIES_MAX,
+	      "map entries: 10,000 cgroups on 2 devices: %u, twice the 20,000 pairs", n);
+	check(top_map_entries(0, 0) == IOLAT_MAX_GROUPS &&
+	      top_map_entries(100, 1) == IOLAT_MAX_GROUPS &&
+	      top_map_entries(2560, 2) == IOLAT_MAX_GROUPS,
+	      "map entries: small trees keep %u (%u, %u, %u)", IOLAT_MAX_GROUPS,
+	      top_map_entries(0, 0), top_map_entries(100, 1), top_map_entries(2560, 2));
+	check(top_map_entries(2561, 2) == 16384 && top_map_entries(6000, 0) == 16384,
+	      "map entries: 10,244 pairs' worth -> 16384 (%u), no device with a target "
+	      "counts as one (%u)", top_map_entries(2561, 2), top_map_entries(6000, 0));
+	check(top_map_entries(1000000, 4) == TOP_MAP_ENTRIES_MAX &&
+	      top_map_entries((size_t)-1 / 2, (size_t)-1 / 2) == TOP_MAP_ENTRIES_MAX,
+	      "map entries: capped at %u (%u, %u)", TOP_MAP_ENTRIES_MAX,
+	      top_map_entries(1000000, 4), top_map_entries((size_t)-1 / 2, (size_t)-1 / 2));
+}
+
+/*
+ * One refresh's steps over a fake map of @kind, its full counter @full,
+ * and the parents' map @pm (if not NULL) and its counter @pfull.
+ */
+static int interval_map(struct fixture *fx, struct iolat_map *m, enum top_map kind,
+			__u64 full, struct iolat_map *pm, __u64 pfull)
+{
+	int err;
+
+	iolat_dev_cache_reset();
+	top_model_begin(&fx->m, &fx->cgs);
+	fx->m.maps[kind].full = full;
+	fx->m.maps[TOP_MAP_PARENTS].full = pfull;
+	err = top_model_add_targets(&fx->m, &fx->targets) ||
+		top_model_add_map(&fx->m, m, kind, &fx->cgs) ||
+		(pm && top_model_add_map(&fx->m, pm, TOP_MAP_PARENTS, &fx->cgs)) ||
+		top_model_add_io(&fx->m) || top_model_compute(&fx->m, 1);
+	top_model_sort(&fx->m, TOP_SORT_PATH);
+	return err;
+}
+
+/*
+ * A full map drops the events of the (device, cgroup) pairs it has no
+ * entry for: whole rows, not events of a row.  Counted apart from the
+ * events lost (its own counter per map), and the rows the targets say
+ * should be there and have no entry are named: in JSON (rows_missing,
+ * maps), in the text's header (the first three, then how many more),
+ * with -P (iolat_rows_missing, iolat_map_full_events_total).  Once the
+ * map has room and drops nothing, none is missing.
+ */
+static void test_map_full(void)
+{
+	static const char *const paths[] = {
+		"/mf/a", "/mf/b", "/mf/c", "/mf/d", "/mf/e", "/mf/f",
+	};
+	struct fake_map f = { .ks = sizeof(struct iolat_key),
+			      .vs = sizeof(struct iolat_group), .bucket = 1 };
+	struct fake_map fd = { .ks = sizeof(struct iolat_key),
+			       .vs = sizeof(struct iolat_delay), .bucket = 1 };
+	struct fake_map fp = { .ks = sizeof(struct iolat_key),
+			       .vs = sizeof(struct iolat_parent), .bucket = 1 };
+	struct iolat_parent p = { .cookie = TOP_DEFAULT_COOKIE };
+	struct top_report rep = { .secs = 1, .rows = 100, .batch = true, .lost = 1 };
+	struct iolat_group g = { .depth = IOLAT_DEPTH_MAX, .has_depth = 1 };
+	struct iolat_delay d = { .charged_ns = 1000 };
+	struct fixture fx = {};
+	struct iolat_key k;
+	struct iolat_map m, pm;
+	char want[512];
+	const char *out, *s;
+	size_t i;
+	int err;
+
+	fake_sys_block();
+	mkcg("/mf");
+	for (i = 0; i < sizeof(paths) / sizeof(*paths); i++) {
+		mkcg(paths[i]);
+		put_target(paths[i], DEV1, 1000);
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/mf/");
+	fx.m.dev = DEV1;
+	k = key(&fx, "/mf/a", DEV1);
+	fake_put(&f, &k, &g);
+	k = key(&fx, "/mf/b", DEV1);
+	fake_put(&f, &k, &g);
+	fake_map_open(&m, &f, 0);
+	m.name = "groups";
+	m.max_entries = 2;
+	k = key(&fx, "/mf", DEV1);
+	fake_put(&fp, &k, &p);
+	fake_map_open(&pm, &fp, 0);
+	pm.name = "parents";
+	pm.max_entries = 1;
+	rep.m = &fx.m;
+	err = interval_map(&fx, &m, TOP_MAP_GROUPS, 0, &pm, 0);
+	err = err || interval_map(&fx, &m, TOP_MAP_GROUPS, 7, &pm, 1);
+	check(!err && fx.m.nmissing == 4 && !strcmp(fx.m.missing[0].path, "/mf/c") &&
+	      !strcmp(fx.m.missing[3].path, "/mf/f") &&
+	      fx.m.missing[0].map == TOP_MAP_GROUPS,
+	      "map full: the 4 rows with a target and no entry are missing (%zu, %s)",
+	      fx.m.nmissing, fx.m.nmissing ? fx.m.missing[0].path : "none");
+	out = render(top_print_json, &rep);
+	if (records)
+		fputs(out, records);
+	snprintf(want, sizeof(want), "\"rows_missing\":[{\"device\":\"fake1\",\"cgroup\":\"/mf/c\","
+		 "\"cgroup_id\":%llu,\"map\":\"groups\"},",
+		 (unsigned long long)cgid(&fx.cgs, "/mf/c"));
+	check(strstr(out, "\"lost_events\":1,") &&
+	      strstr(out, "\"maps\":{\"groups\":{\"entries\":2,\"max_entries\":2,"
+		     "\"full_events\":7},\"parents\":{\"entries\":1,\"max_entries\":1,"
+		     "\"full_events\":1}}") &&
+	      strstr(out, want) && strstr(out, "\"cgroup\":\"/mf/f\",") &&
+	      !strstr(out, "\"cgroup\":\"/mf/b\",\"cgroup_id\":0"),
+	      "map full: JSON has the lost events, the map's counter and the rows "
+	      "missing: %.700s", out);
+	out = render(top_print_text, &rep);
+	s = strstr(out, "DEVICE ");
+	check(strstr(out, "lost 1 events") &&
+	      strstr(out, "\n  map full: groups 2/2 entries, 7 events dropped; "
+		     "parents 1/1 entries, 1 events dropped") &&
+	      strstr(out, "\n  rows missing (no map entry): 4: fake1 /mf/c, fake1 /mf/d, "
+		     "fake1 /mf/e and 1 more\n") && s && strstr(out, "rows missing") < s,
+	      "map full: the text's header names them:\n%.600s", out);
+	out = render(top_print_prom, &rep);
+	check(strstr(out, "\niolat_rows_missing{map=\"groups\"} 4\n") &&
+	      strstr(out, "\niolat_map_full_events_total{map=\"groups\"} 7\n") &&
+	      strstr(out, "\niolat_map_entries{map=\"groups\"} 2\n") &&
+	      strstr(out, "\niolat_map_max_entries{map=\"groups\"} 2\n") &&
+	      strstr(out, "\niolat_map_full_events_total{map=\"parents\"} 1\n") &&
+	      !strstr(out, "iolat_rows_missing{map=\"parents\"}") &&
+	      strstr(out, "\niolat_lost_events_total 1\n") &&
+	      strstr(out, "# TYPE iolat_rows_missing gauge\n") &&
+	      strstr(out, "# TYPE iolat_map_full_events_total counter\n"),
+	      "map full: -P has the rows missing and the map's counter apart from "
+	      "the events lost:\n%s", strstr(out, "iolat_lost") ?: out);
+	/* Room again, nothing more dropped: nothing missing. */
+	m.max_entries = 64;
+	err = interval_map(&fx, &m, TOP_MAP_GROUPS, 7, NULL, 1);
+	out = render(top_print_json, &rep);
+	check(!err && !fx.m.nmissing && strstr(out, "\"rows_missing\":[]") &&
+	      !strstr(render(top_print_text, &rep), "rows missing"),
+	      "map full: with room and no more dropped, none missing (%zu)", fx.m.nmissing);
+
+	/* The io.stat mode's map of the functions' delays, the same way. */
+	fx.m.mode = TOP_MODE_IOSTAT;
+	fx.m.mode_reason = "--no-events";
+	fx.m.fns.attached[IOLAT_FN_ADD_DELAY] = true;
+	fx.m.fns.attached[IOLAT_FN_THROTTLE] = true;
+	k = key(&fx, "/mf/a", DEV1);
+	fake_put(&fd, &k, &d);
+	iolat_map_free(&m);
+	fake_map_open(&m, &fd, 0);
+	m.name = "delays";
+	m.max_entries = 1;
+	err = interval_map(&fx, &m, TOP_MAP_DELAYS, 0, NULL, 0);
+	err = err || interval_map(&fx, &m, TOP_MAP_DELAYS, 3, NULL, 0);
+	out = render(top_print_json, &rep);
+	if (records)
+		fputs(out, records);
+	check(!err && fx.m.nmissing == 5 &&
+	      strstr(out, "\"maps\":{\"delays\":{\"entries\":1,\"max_entries\":1,"
+		     "\"full_events\":3}}") &&
+	      strstr(out, "\"cgroup\":\"/mf/b\",\"cgroup_id\":") &&
+	      strstr(out, "\"map\":\"delays\"}"),
+	      "map full, io.stat mode: the delays map's rows missing (%zu): %.600s",
+	      fx.m.nmissing, out);
+	/* No BPF side: no map, nothing to miss. */
+	fx.m.fns.attached[IOLAT_FN_ADD_DELAY] = false;
+	fx.m.fns.attached[IOLAT_FN_THROTTLE] = false;
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	out = render(top_print_json, &rep);
+	check(strstr(out, "\"lost_events\":null,") && strstr(out, "\"maps\":null,") &&
+	      strstr(out, "\"rows_missing\":null,"),
+	      "map full: without a BPF side, maps and rows_missing null: %.300s", out);
+	iolat_map_free(&m);
+	iolat_map_free(&pm);
+	iolat_sys_block_set(NULL);
+	iolat_dev_cache_reset();
+	fixture_free(&fx);
+}
+
+/*
+ * Rows on more devices than the model used to keep (64): each device's
+ * io.stat is read, none dropped silently.
+ */
+static void test_many_devices(void)
+{
+	enum { NDEV = 70 };
+	struct fixture fx = {};
+	char lat[NDEV * 40], io[NDEV * 100];
+	size_t n = 0, good = 0, pass, d;
+
+	mkcg("/md");
+	fixture_filter(&fx, "^/md$");
+	for (pass = 0; pass < 2; pass++) {
+		size_t l = 0, s = 0;
+
+		for (d = 1; d <= NDEV; d++) {
+			l += snprintf(lat + l, sizeof(lat) - l, "4001:%zu target=1000\n", d);
+			s += snprintf(io + s, sizeof(io) - s, "%s",
+				      iostat_line(IOLAT_MKDEV(4001U, (__u32)d),
+						  (pass + 1) * d * 1000000, (pass + 1) * d, NULL));
+		}
+		put("/md/io.latency", "%s", lat);
+		put("/md/io.stat", "%s", io);
+		if (!pass)
+			scan(&fx);
+		interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	}
+	for (d = 1; d <= NDEV; d++) {
+		struct top_row *r = row(&fx.m, IOLAT_MKDEV(4001U, (__u32)d), "/md");
+
+		n += r != NULL;
+		good += r && r->io.rbytes == 2 * d * 1000000 && r->iops == d;
+	}
+	check(n == NDEV && good == NDEV && fx.m.ndevs == NDEV,
+	      "devices: %d devices with targets: %zu rows, %zu with their io.stat "
+	      "and IOPS, %zu devices kept", NDEV, n, good, fx.m.ndevs);
+	fixture_free(&fx);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || argc > 3) {
@@ -3522,5 +3823,9 @@ int main(int argc, char **argv)
 	test_sort_first();
 	test_text_numbers();
 	test_sort_memo();
+	test_first_interval();
+	test_map_entries();
+	test_map_full();
+	test_many_devices();
 	return check_done();
 }
