@@ -12,19 +12,42 @@
 /* ---- the parser: RFC 8259, whole values, depth-limited ---- */
 
 #define IJ_MAX_DEPTH 32
+/* Values a block holds; a container with more has a block of its own. */
+#define IJ_BLOCK_VALUES 4096
+/* What ij_feed_line() keeps for the next line, at most: a big line's worth. */
+#define IJ_ARENA_KEEP (256UL << 20)
+
+struct ij_block {
+	struct ij_block *next;
+	size_t cap, used;
+	struct ij_value v[];
+};
+
+/*
+ * Where a parsed value lives: malloc() and free() per container were
+ * most of the time on a 10,000-group iolat-top line.  A container's items
+ * are collected on a stack while it is open (its children's in turn above
+ * them), then copied into a block where they stay, next to each other.
+ * Every string, keys too, is cut from one buffer as long as the text:
+ * decoded, none is longer than it was with its quotes.  ij_feed_line()
+ * keeps its arena from line to line.
+ */
+struct ij_arena {
+	struct ij_block *blocks, *cur;
+	struct ij_value *stack;
+	size_t sn, scap;
+	char *strings;
+	size_t slen;
+	size_t bytes;		/* held, for IJ_ARENA_KEEP */
+};
 
 struct ij_parser {
 	const char *s;
 	char *err;
 	size_t errlen;
 	int depth;
-	/*
-	 * Every string of the value, keys too, is cut from one block as long
-	 * as the text: decoded, none is longer than it was with its quotes.
-	 * An iolat-top line holds 25 keys a row, 10,000 rows: one malloc().
-	 */
-	char *strings;
-	size_t used;
+	struct ij_arena *a;
+	size_t used;		/* of a->strings */
 };
 
 static int ij_fail(struct ij_parser *p, const char *fmt, ...)
@@ -37,6 +60,85 @@ static int ij_fail(struct ij_parser *p, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -EINVAL;
+}
+
+static void arena_free(struct ij_arena *a)
+{
+	struct ij_block *b, *next;
+
+	for (b = a->blocks; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(a->stack);
+	free(a->strings);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Room for @n items next to each other, until the arena's next parse. */
+static struct ij_value *arena_items(struct ij_arena *a, size_t n)
+{
+	struct ij_block *b = a->cur, *nb;
+	size_t cap;
+
+	while (b && b->cap - b->used < n && b->next) {
+		b = b->next;
+		b->used = 0;	/* last used by an earlier parse */
+	}
+	if (!b || b->cap - b->used < n) {
+		cap = n > IJ_BLOCK_VALUES ? n : IJ_BLOCK_VALUES;
+		nb = malloc(sizeof(*nb) + cap * sizeof(nb->v[0]));
+		if (!nb)
+			return NULL;
+		nb->next = NULL;
+		nb->cap = cap;
+		nb->used = 0;
+		a->bytes += sizeof(*nb) + cap * sizeof(nb->v[0]);
+		if (b)
+			b->next = nb;
+		else
+			a->blocks = nb;
+		b = nb;
+	}
+	a->cur = b;
+	b->used += n;
+	return b->v + b->used - n;
+}
+
+static int arena_push(struct ij_arena *a, const struct ij_value *v)
+{
+	if (a->sn == a->scap) {
+		size_t cap = a->scap ? a->scap * 2 : 256;
+		struct ij_value *s = realloc(a->stack, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		a->bytes += (cap - a->scap) * sizeof(*s);
+		a->stack = s;
+		a->scap = cap;
+	}
+	a->stack[a->sn++] = *v;
+	return 0;
+}
+
+/* Ready for a text of @len bytes: 0 or -ENOMEM. */
+static int arena_reset(struct ij_arena *a, size_t len)
+{
+	a->cur = a->blocks;
+	if (a->cur)
+		a->cur->used = 0;
+	a->sn = 0;
+	if (len + 1 > a->slen) {
+		char *s = malloc(len + 1);
+
+		if (!s)
+			return -ENOMEM;
+		free(a->strings);
+		a->bytes += len + 1 - a->slen;
+		a->strings = s;
+		a->slen = len + 1;
+	}
+	return 0;
 }
 
 static void ij_space(struct ij_parser *p)
@@ -97,22 +199,36 @@ static int utf8(char *d, unsigned u)
 static int ij_string(struct ij_parser *p, char **out)
 {
 	const char *s = p->s + 1, *end;
-	char *d;
-	size_t len;
+	char *d = p->a->strings + p->used;
+	unsigned char c;
 
+	/*
+	 * Most strings have no escape: copied as they are scanned.  Any
+	 * other byte than plain text starts over on the way that decodes.
+	 */
+	*out = d;
+	while ((c = *s) >= 0x20 && c != '"' && c != '\\') {
+		*d++ = c;
+		s++;
+	}
+	if (c == '"') {
+		*d = '\0';
+		p->used = d + 1 - p->a->strings;
+		p->s = s + 1;
+		return 0;
+	}
+	s = p->s + 1;
+	d = *out;
 	/* The decoded string is never longer than the escaped one. */
 	for (end = s; *end && *end != '"'; end++)
 		if (*end == '\\' && end[1])
 			end++;
 	if (*end != '"')
 		return ij_fail(p, "unterminated string");
-	len = end - s;
-	*out = d = p->strings + p->used;
-	p->used += len + 1;
 	while (s < end) {
-		unsigned char c = *s++;
 		unsigned u, lo;
 
+		c = *s++;
 		if (c < 0x20)
 			return ij_fail(p, "control character in a string");
 		if (c != '\\') {
@@ -145,39 +261,17 @@ static int ij_string(struct ij_parser *p, char **out)
 		}
 	}
 	*d = '\0';
-	p->used = d + 1 - p->strings;	/* escapes make it shorter */
+	p->used = d + 1 - p->a->strings;	/* escapes make it shorter */
 	p->s = end + 1;
-	return 0;
-}
-
-static int ij_push(struct ij_value *v, size_t *cap)
-{
-	if (v->n == *cap) {
-		size_t c = *cap ? *cap * 2 : 8;
-		struct ij_value *items = realloc(v->items, c * sizeof(*items));
-
-		if (!items)
-			return -ENOMEM;
-		v->items = items;
-		if (v->type == IJ_OBJ) {
-			char **keys = realloc(v->keys, c * sizeof(*keys));
-
-			if (!keys)
-				return -ENOMEM;
-			v->keys = keys;
-		}
-		*cap = c;
-	}
-	memset(&v->items[v->n], 0, sizeof(v->items[0]));
-	if (v->type == IJ_OBJ)
-		v->keys[v->n] = NULL;
-	v->n++;
 	return 0;
 }
 
 static int ij_container(struct ij_parser *p, struct ij_value *v, char close)
 {
-	size_t cap = 0;
+	struct ij_arena *a = p->a;
+	size_t base = a->sn;
+	struct ij_value item;
+	char *key = NULL;
 	int err;
 
 	if (++p->depth > IJ_MAX_DEPTH)
@@ -190,14 +284,11 @@ static int ij_container(struct ij_parser *p, struct ij_value *v, char close)
 		return 0;
 	}
 	for (;;) {
-		err = ij_push(v, &cap);
-		if (err)
-			return err;
 		ij_space(p);
 		if (v->type == IJ_OBJ) {
 			if (*p->s != '"')
 				return ij_fail(p, "expected a key");
-			err = ij_string(p, &v->keys[v->n - 1]);
+			err = ij_string(p, &key);
 			if (err)
 				return err;
 			ij_space(p);
@@ -205,20 +296,29 @@ static int ij_container(struct ij_parser *p, struct ij_value *v, char close)
 				return ij_fail(p, "expected ':'");
 			ij_space(p);
 		}
-		err = ij_value(p, &v->items[v->n - 1]);
+		/* its own items go on the stack above, and off it, first */
+		err = ij_value(p, &item);
 		if (err)
 			return err;
+		item.key = key;
+		if (arena_push(a, &item))
+			return -ENOMEM;
 		ij_space(p);
 		if (*p->s == ',') {
 			p->s++;
 			continue;
 		}
-		if (*p->s == close) {
-			p->s++;
-			p->depth--;
-			return 0;
-		}
-		return ij_fail(p, "expected ',' or '%c'", close);
+		if (*p->s != close)
+			return ij_fail(p, "expected ',' or '%c'", close);
+		p->s++;
+		p->depth--;
+		v->n = a->sn - base;
+		v->items = arena_items(a, v->n);
+		if (!v->items)
+			return -ENOMEM;
+		memcpy(v->items, a->stack + base, v->n * sizeof(*v->items));
+		a->sn = base;
+		return 0;
 	}
 }
 
@@ -269,41 +369,51 @@ static int ij_value(struct ij_parser *p, struct ij_value *v)
 	return ij_fail(p, "unexpected '%.10s'", p->s);
 }
 
-void ij_free(struct ij_value *v)
+/* ij_parse() in arena @a, which holds the value until its next parse. */
+static int ij_parse_in(struct ij_arena *a, const char *text, struct ij_value *v,
+		       char *err, size_t errlen)
 {
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; i < v->n; i++)
-		if (v->items[i].type >= IJ_ARR)
-			ij_free(&v->items[i]);
-	free(v->items);
-	free(v->keys);
-	free(v->strings);	/* the root's: all the strings, keys too */
-	memset(v, 0, sizeof(*v));
-}
-
-int ij_parse(const char *text, struct ij_value *v, char *err, size_t errlen)
-{
-	struct ij_parser p = { .s = text, .err = err, .errlen = errlen };
+	struct ij_parser p = { .s = text, .err = err, .errlen = errlen, .a = a };
 	int ret;
 
 	if (err && errlen)
 		err[0] = '\0';
 	memset(v, 0, sizeof(*v));
-	p.strings = malloc(strlen(text) + 1);
-	if (!p.strings)
+	if (arena_reset(a, strlen(text)))
 		return -ENOMEM;
 	ij_space(&p);
 	ret = ij_value(&p, v);
-	v->strings = p.strings;
 	if (ret)
 		return ret;
 	ij_space(&p);
 	if (*p.s)
 		return ij_fail(&p, "trailing text after the value");
 	return 0;
+}
+
+void ij_free(struct ij_value *v)
+{
+	if (!v)
+		return;
+	if (v->arena) {
+		arena_free(v->arena);
+		free(v->arena);
+	}
+	memset(v, 0, sizeof(*v));
+}
+
+int ij_parse(const char *text, struct ij_value *v, char *err, size_t errlen)
+{
+	struct ij_arena *a = calloc(1, sizeof(*a));
+	int ret;
+
+	if (!a) {
+		memset(v, 0, sizeof(*v));
+		return -ENOMEM;
+	}
+	ret = ij_parse_in(a, text, v, err, errlen);
+	v->arena = a;
+	return ret;
 }
 
 const struct ij_value *ij_get(const struct ij_value *obj, const char *key)
@@ -314,7 +424,7 @@ const struct ij_value *ij_get(const struct ij_value *obj, const char *key)
 		return NULL;
 	/* The last of duplicate keys wins, as with most readers. */
 	for (i = obj->n; i-- > 0;)
-		if (obj->keys[i] && obj->keys[i][0] == key[0] && !strcmp(obj->keys[i], key))
+		if (obj->items[i].key[0] == key[0] && !strcmp(obj->items[i].key, key))
 			return &obj->items[i];
 	return NULL;
 }
@@ -636,6 +746,7 @@ oom:
 enum ij_line ij_feed_line(struct why_model *m, const char *line, char *err,
 			  size_t errlen)
 {
+	static struct ij_arena arena;
 	struct ij_value v;
 	const struct ij_value *rows;
 	enum ij_line kind = IJ_LINE_BAD;
@@ -647,7 +758,7 @@ enum ij_line ij_feed_line(struct why_model *m, const char *line, char *err,
 		s++;
 	if (!*s)
 		return IJ_LINE_EMPTY;
-	ret = ij_parse(s, &v, err, errlen);
+	ret = ij_parse_in(&arena, s, &v, err, errlen);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	if (ret)
@@ -674,6 +785,7 @@ enum ij_line ij_feed_line(struct why_model *m, const char *line, char *err,
 		snprintf(err, errlen, "neither an iolat-snoop -j event nor an iolat-top -j report");
 	}
 out:
-	ij_free(&v);
+	if (arena.bytes > IJ_ARENA_KEEP)
+		arena_free(&arena);
 	return kind;
 }

@@ -25,8 +25,8 @@ struct ij_value {
 	char *str;		/* IJ_STR */
 	size_t n;		/* IJ_ARR, IJ_OBJ: items */
 	struct ij_value *items;
-	char **keys;		/* IJ_OBJ */
-	char *strings;		/* ij_parse()'s value: where its strings and keys are */
+	char *key;		/* an item of an IJ_OBJ: its name */
+	struct ij_arena *arena;	/* ij_parse()'s value: where the rest is */
 };
 
 /*
