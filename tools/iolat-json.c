@@ -322,8 +322,51 @@ static int ij_container(struct ij_parser *p, struct ij_value *v, char close)
 	}
 }
 
+/*
+ * A number as strtod() reads it, to the bit: the tools print integers
+ * and %.3f decimals, and strtod() was a tenth of the time on them.  Up
+ * to 2^53 with at most 22 decimals both the digits and the power of ten
+ * are exact doubles, and one division rounds as strtod() does.  Anything
+ * else (an exponent, more digits, what strtod() takes beyond JSON) is
+ * left to it.  0 when left.
+ */
+static int ij_fast_number(const char *s, double *num, const char **end)
+{
+	static const double pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	bool neg = *s == '-';
+	const char *d = s + neg, *dot = NULL;
+	__u64 mant = 0;
+	int digits = 0, frac = 0;
+
+	for (;; d++) {
+		if (*d >= '0' && *d <= '9') {
+			if (++digits > 19)
+				return 0;
+			mant = mant * 10 + (*d - '0');
+			frac += !!dot;
+		} else if (*d == '.' && !dot && digits) {
+			dot = d;
+		} else {
+			break;
+		}
+	}
+	/* a point with no digit after it, an exponent, hex: strtod()'s */
+	if (!digits || (dot && d == dot + 1) || mant > (1ULL << 53) || frac > 22 ||
+	    *d == 'e' || *d == 'E' || *d == 'x' || *d == 'X' || *d == 'p' || *d == 'P')
+		return 0;
+	*num = (double)mant / pow10[frac];
+	if (neg)
+		*num = -*num;
+	*end = d;
+	return 1;
+}
+
 static int ij_value(struct ij_parser *p, struct ij_value *v)
 {
+	const char *fend;
 	char *end;
 
 	memset(v, 0, sizeof(*v));
@@ -360,6 +403,10 @@ static int ij_value(struct ij_parser *p, struct ij_value *v)
 		if (*p->s != '-' && (*p->s < '0' || *p->s > '9'))
 			break;
 		v->type = IJ_NUM;
+		if (ij_fast_number(p->s, &v->num, &fend)) {
+			p->s = fend;
+			return 0;
+		}
 		v->num = strtod(p->s, &end);
 		if (end == p->s || !isfinite(v->num))
 			return ij_fail(p, "bad number");
