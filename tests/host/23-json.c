@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "iolat-json.h"
 #include "check.h"
 
@@ -208,10 +209,59 @@ static void top_row(void)
 	why_model_free(m);
 }
 
+static long maxrss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/*
+ * Lines of 10,000 rows read 100 times, every other one with more keys a
+ * row: what the reader keeps from one line to the next is reused, and
+ * memory stays where the first lines left it.
+ */
+static void lines_reused(void)
+{
+	struct why_model *m = why_model_new();
+	size_t n = 10000, i, len[2];
+	char *line[2], err[160];
+	long after4 = 0, grew;
+	int k, j, bad = 0;
+
+	for (j = 0; j < 2; j++) {
+		line[j] = malloc(n * 128 + 256);
+		if (!line[j] || !m) {
+			check(0, "out of memory");
+			return;
+		}
+		len[j] = sprintf(line[j], "{\"tool\":\"iolat-top\",\"time\":1,\"cgroups\":[");
+		for (i = 0; i < n; i++)
+			len[j] += sprintf(line[j] + len[j], "%s{\"device\":\"d\",\"cgroup\":\"/g%zu\","
+					  "\"cgroup_id\":%zu%s}", i ? "," : "", i, i + 2,
+					  j ? ",\"iops\":1,\"depth\":1,\"use_delay\":0,\"state\":\"ok\"" : "");
+		sprintf(line[j] + len[j], "]}");
+	}
+	for (k = 0; k < 100; k++) {
+		bad += ij_feed_line(m, line[k % 2], err, sizeof(err)) != IJ_LINE_TOP;
+		if (k == 3)
+			after4 = maxrss_kb();
+	}
+	grew = maxrss_kb() - after4;
+	check(!bad && m->rows == 100 * n && grew < 4096,
+	      "lines of %zu rows read 100 times: %ld KiB more after the fourth, %zu rows",
+	      n, grew, m->rows);
+	for (j = 0; j < 2; j++)
+		free(line[j]);
+	why_model_free(m);
+}
+
 int main(void)
 {
 	numbers();
 	values();
 	top_row();
+	lines_reused();
 	return check_done();
 }
