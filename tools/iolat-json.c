@@ -478,32 +478,46 @@ const struct ij_value *ij_get(const struct ij_value *obj, const char *key)
 
 /* ---- the recordings' keys: every key name the analysis uses is below ---- */
 
-static double num_or(const struct ij_value *o, const char *key, double dflt)
+static double num_v(const struct ij_value *v, double dflt)
 {
-	const struct ij_value *v = ij_get(o, key);
-
 	return v && v->type == IJ_NUM ? v->num : dflt;
 }
 
-static __u64 u64_of(const struct ij_value *o, const char *key)
+static __u64 u64_v(const struct ij_value *v)
 {
-	double d = num_or(o, key, 0);
+	double d = num_v(v, 0);
 
 	return d > 0 ? (__u64)d : 0;
 }
 
+static bool bool_v(const struct ij_value *v)
+{
+	return v && v->type == IJ_BOOL && v->b;
+}
+
+static const char *str_v(const struct ij_value *v)
+{
+	return v && v->type == IJ_STR ? v->str : NULL;
+}
+
+static double num_or(const struct ij_value *o, const char *key, double dflt)
+{
+	return num_v(ij_get(o, key), dflt);
+}
+
+static __u64 u64_of(const struct ij_value *o, const char *key)
+{
+	return u64_v(ij_get(o, key));
+}
+
 static bool bool_of(const struct ij_value *o, const char *key)
 {
-	const struct ij_value *v = ij_get(o, key);
-
-	return v && v->type == IJ_BOOL && v->b;
+	return bool_v(ij_get(o, key));
 }
 
 static const char *str_of(const struct ij_value *o, const char *key)
 {
-	const struct ij_value *v = ij_get(o, key);
-
-	return v && v->type == IJ_STR ? v->str : NULL;
+	return str_v(ij_get(o, key));
 }
 
 /* The "schema" of the line being read; 0 when it has none, or a string. */
@@ -694,6 +708,105 @@ oom:
 	return -ENOMEM;
 }
 
+/*
+ * The keys of a row and of its objects, each row's read in one pass:
+ * looked up one by one, ij_get() over its 25 keys was a fifth of the
+ * time on 10,000 rows an interval.  As with ij_get(), the last of
+ * duplicate keys is the one read.
+ */
+enum {
+	R_DEVICE, R_CGROUP, R_CGROUP_ID, R_ROTATIONAL, R_TARGET_US, R_WINDOW,
+	R_WINDOWS, R_WINDOWS_MISSED, R_IOPS, R_READ_MBPS, R_WRITE_MBPS, R_DEPTH,
+	R_STATE, R_USE_DELAY, R_CHARGED_MS, R_PAID_MS, R_IOSTAT_DEBUG,
+	R_SCALE_SKIPS, R_CHILDREN,
+	/* window */
+	W_MET, W_WIN_MET, W_SAMPLES, W_STAT, W_MISSED, W_MEAN_US, W_ACTION,
+	W_ACTION_NAME,
+	/* iostat_debug */
+	D_TOTAL, D_MISSED, D_AVG_LAT_US,
+	/* scale_skips */
+	S_RACED, S_PROTECTED, S_FEW_IOS,
+	/* children */
+	C_COOKIE, C_CULPRIT, C_CULPRIT_ID, C_SCALE_DOWNS, C_SCALE_UPS,
+	C_TIMER_UPS, C_FORGOTTEN, C_RESETS,
+	ROW_KEYS,
+};
+
+static const char *const row_keys[ROW_KEYS] = {
+	"device", "cgroup", "cgroup_id", "rotational", "target_us", "window",
+	"windows", "windows_missed", "iops", "read_mbps", "write_mbps", "depth",
+	"state", "use_delay", "delay_charged_ms", "delay_paid_ms", "iostat_debug",
+	"scale_skips", "children",
+	"met", "win_met", "samples", "stat", "missed", "mean_us", "action",
+	"action_name",
+	"total", "missed", "avg_lat_us",
+	"raced", "protected", "few_ios",
+	"cookie", "culprit", "culprit_id", "scale_downs", "scale_ups",
+	"timer_ups", "culprits_forgotten", "resets",
+};
+
+/* The objects of a row, and their keys' span of the enum. */
+enum { OBJ_ROW, OBJ_WINDOW, OBJ_DEBUG, OBJ_SKIPS, OBJ_CHILDREN, OBJ_NR };
+static const int obj_keys[OBJ_NR + 1] = { R_DEVICE, W_MET, D_TOTAL, S_RACED, C_COOKIE, ROW_KEYS };
+
+#define KEY_SLOTS 128
+
+static __u32 key_hash(const char *s)
+{
+	__u32 h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* Members of @o, an object of kind @obj, by key into @out; NULL: absent. */
+static void row_fields(const struct ij_value *o, int obj, const struct ij_value **out)
+{
+	/* each kind's keys by hash: their enum + 1, 0 empty */
+	static unsigned char slots[OBJ_NR][KEY_SLOTS];
+	static bool built[OBJ_NR];
+	/*
+	 * The key each place held in the last object of the kind: the tools
+	 * print the keys in one order, so it is nearly always that one.
+	 */
+	static unsigned char last_at[OBJ_NR][KEY_SLOTS];
+	unsigned char *slot = slots[obj], *at = last_at[obj];
+	int first = obj_keys[obj], last = obj_keys[obj + 1], k;
+	size_t i;
+
+	memset(out + first, 0, (last - first) * sizeof(*out));
+	if (!o || o->type != IJ_OBJ)
+		return;
+	if (!built[obj]) {
+		for (k = first; k < last; k++) {
+			__u32 j = key_hash(row_keys[k]) % KEY_SLOTS;
+
+			while (slot[j])
+				j = (j + 1) % KEY_SLOTS;
+			slot[j] = k + 1;
+		}
+		built[obj] = true;
+	}
+	for (i = 0; i < o->n; i++) {
+		const char *key = o->items[i].key;
+		__u32 j;
+
+		k = i < KEY_SLOTS ? at[i] : 0;
+		if (k && !strcmp(row_keys[k - 1], key)) {
+			out[k - 1] = &o->items[i];
+			continue;
+		}
+		for (j = key_hash(key) % KEY_SLOTS; slot[j]; j = (j + 1) % KEY_SLOTS)
+			if (!strcmp(row_keys[slot[j] - 1], key)) {
+				out[slot[j] - 1] = &o->items[i];
+				if (i < KEY_SLOTS)
+					at[i] = slot[j];
+				break;
+			}
+	}
+}
+
 static int feed_top(struct why_model *m, const struct ij_value *o,
 		    char *err, size_t errlen)
 {
@@ -716,70 +829,69 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 		why_model_functions(m, WHY_SRC_TOP, fn_attached(o, "blkcg_add_delay"),
 				    fn_attached(o, "blkcg_maybe_throttle_current"));
 	for (i = 0; i < rows->n; i++) {
-		const struct ij_value *c = &rows->items[i], *w, *ch, *sk, *dbg;
+		const struct ij_value *c = &rows->items[i], *k[ROW_KEYS];
 
 		if (c->type != IJ_OBJ)
 			continue;
+		row_fields(c, OBJ_ROW, k);
 		memset(&r, 0, sizeof(r));
 		r.time = time;
 		r.interval_s = secs;
-		if (copy_name(r.device, sizeof(r.device), str_of(c, "device")) ||
-		    copy_name(r.cgroup, sizeof(r.cgroup), str_of(c, "cgroup")))
+		if (copy_name(r.device, sizeof(r.device), str_v(k[R_DEVICE])) ||
+		    copy_name(r.cgroup, sizeof(r.cgroup), str_v(k[R_CGROUP])))
 			goto oom;
-		r.cgroup_id = u64_of(c, "cgroup_id");
-		r.rotational = bool_of(c, "rotational");
-		r.target_us = u64_of(c, "target_us");
-		w = ij_get(c, "window");
-		if (w && w->type == IJ_OBJ) {
+		r.cgroup_id = u64_v(k[R_CGROUP_ID]);
+		r.rotational = bool_v(k[R_ROTATIONAL]);
+		r.target_us = u64_v(k[R_TARGET_US]);
+		if (k[R_WINDOW] && k[R_WINDOW]->type == IJ_OBJ) {
+			row_fields(k[R_WINDOW], OBJ_WINDOW, k);
 			r.has_window = true;
-			r.met = bool_of(w, "met");
-			r.win_met = bool_of(w, "win_met");
-			r.samples = u64_of(w, "samples");
-			r.ssd = !strcmp(str_of(w, "stat") ?: "", "missed");
-			r.missed = u64_of(w, "missed");
-			r.mean_us = u64_of(w, "mean_us");
+			r.met = bool_v(k[W_MET]);
+			r.win_met = bool_v(k[W_WIN_MET]);
+			r.samples = u64_v(k[W_SAMPLES]);
+			r.ssd = !strcmp(str_v(k[W_STAT]) ?: "", "missed");
+			r.missed = u64_v(k[W_MISSED]);
+			r.mean_us = u64_v(k[W_MEAN_US]);
 			/* Schema 1 names the action; before it, a number and action_name. */
-			r.action = action_of(str_of(w, "action") ?: str_of(w, "action_name"));
+			r.action = action_of(str_v(k[W_ACTION]) ?: str_v(k[W_ACTION_NAME]));
 		}
-		r.windows = u64_of(c, "windows");
-		r.windows_missed = u64_of(c, "windows_missed");
-		r.iops = num_or(c, "iops", NAN);
-		r.read_mbps = num_or(c, "read_mbps", NAN);
-		r.write_mbps = num_or(c, "write_mbps", NAN);
-		v = ij_get(c, "depth");
+		r.windows = u64_v(k[R_WINDOWS]);
+		r.windows_missed = u64_v(k[R_WINDOWS_MISSED]);
+		r.iops = num_v(k[R_IOPS], NAN);
+		r.read_mbps = num_v(k[R_READ_MBPS], NAN);
+		r.write_mbps = num_v(k[R_WRITE_MBPS], NAN);
+		v = k[R_DEPTH];
 		r.depth_known = v && v->type != IJ_NULL;
 		r.depth = depth_of(v);
-		r.unknown_state = !strcmp(str_of(c, "state") ?: "", "unknown");
-		r.use_delay = (__s64)num_or(c, "use_delay", 0);
-		r.charged_ms = num_or(c, "delay_charged_ms", 0);
-		r.paid_ms = num_or(c, "delay_paid_ms", 0);
+		r.unknown_state = !strcmp(str_v(k[R_STATE]) ?: "", "unknown");
+		r.use_delay = (__s64)num_v(k[R_USE_DELAY], 0);
+		r.charged_ms = num_v(k[R_CHARGED_MS], 0);
+		r.paid_ms = num_v(k[R_PAID_MS], 0);
 		r.iostat_mode = iostat_mode;
-		dbg = ij_get(c, "iostat_debug");
-		if (dbg && dbg->type == IJ_OBJ) {
-			v = ij_get(dbg, "total");
-			r.has_io_missed = v && v->type == IJ_NUM;
-			r.io_missed = u64_of(dbg, "missed");
-			r.io_total = u64_of(dbg, "total");
-			v = ij_get(dbg, "avg_lat_us");
-			r.has_avg_lat = v && v->type == IJ_NUM;
-			r.avg_lat_us = u64_of(dbg, "avg_lat_us");
+		if (k[R_IOSTAT_DEBUG] && k[R_IOSTAT_DEBUG]->type == IJ_OBJ) {
+			row_fields(k[R_IOSTAT_DEBUG], OBJ_DEBUG, k);
+			r.has_io_missed = k[D_TOTAL] && k[D_TOTAL]->type == IJ_NUM;
+			r.io_missed = u64_v(k[D_MISSED]);
+			r.io_total = u64_v(k[D_TOTAL]);
+			r.has_avg_lat = k[D_AVG_LAT_US] && k[D_AVG_LAT_US]->type == IJ_NUM;
+			r.avg_lat_us = u64_v(k[D_AVG_LAT_US]);
 		}
-		sk = ij_get(c, "scale_skips");
-		r.skips[WHY_SKIP_RACED] = u64_of(sk, "raced");
-		r.skips[WHY_SKIP_PROTECTED] = u64_of(sk, "protected");
-		r.skips[WHY_SKIP_FEW_IOS] = u64_of(sk, "few_ios");
-		ch = ij_get(c, "children");
-		if (ch && ch->type == IJ_OBJ) {
+		row_fields(k[R_SCALE_SKIPS], OBJ_SKIPS, k);
+		r.skips[WHY_SKIP_RACED] = u64_v(k[S_RACED]);
+		r.skips[WHY_SKIP_PROTECTED] = u64_v(k[S_PROTECTED]);
+		r.skips[WHY_SKIP_FEW_IOS] = u64_v(k[S_FEW_IOS]);
+		if (k[R_CHILDREN] && k[R_CHILDREN]->type == IJ_OBJ) {
+			row_fields(k[R_CHILDREN], OBJ_CHILDREN, k);
 			r.has_children = true;
-			r.child_cookie = u64_of(ch, "cookie");
-			if (copy_name(r.culprit, sizeof(r.culprit), str_of(ch, "culprit")))
+			r.child_cookie = u64_v(k[C_COOKIE]);
+			if (copy_name(r.culprit, sizeof(r.culprit), str_v(k[C_CULPRIT])))
 				goto oom;
-			r.culprit_id = u64_of(ch, "culprit_id");
-			r.scale_downs = u64_of(ch, "scale_downs");
-			r.scale_ups = u64_of(ch, "scale_ups");
-			r.timer_ups = u64_of(ch, "timer_ups");
-			r.forgotten = u64_of(ch, "culprits_forgotten");
-			r.resets = u64_of(ch, "resets");
+			r.culprit_id = u64_v(k[C_CULPRIT_ID]);
+			r.scale_downs = u64_v(k[C_SCALE_DOWNS]);
+			r.scale_ups = u64_v(k[C_SCALE_UPS]);
+			r.timer_ups = u64_v(k[C_TIMER_UPS]);
+			r.forgotten = u64_v(k[C_FORGOTTEN]);
+			r.resets = u64_v(k[C_RESETS]);
 		}
 		if (why_model_row(m, &r))
 			goto oom;
