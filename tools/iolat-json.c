@@ -626,7 +626,8 @@ static int feed_snoop(struct why_model *m, const struct ij_value *o,
 	}
 	if (t < 0)
 		return 0;	/* an event kind from a newer tool: skipped */
-	memset(&e, 0, sizeof(e));
+	memset(&e, 0, offsetof(struct why_event, device));
+	e.device[0] = e.cgroup[0] = e.culprit[0] = '\0';
 	e.type = t;
 	e.time = num_or(o, "time", 0);
 	if (copy_name(e.device, sizeof(e.device), str_of(o, "device")) ||
@@ -834,7 +835,8 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 		if (c->type != IJ_OBJ)
 			continue;
 		row_fields(c, OBJ_ROW, k);
-		memset(&r, 0, sizeof(r));
+		memset(&r, 0, offsetof(struct why_row, device));
+		r.device[0] = r.cgroup[0] = r.culprit[0] = '\0';
 		r.time = time;
 		r.interval_s = secs;
 		if (copy_name(r.device, sizeof(r.device), str_v(k[R_DEVICE])) ||
