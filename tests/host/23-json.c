@@ -209,6 +209,59 @@ static void top_row(void)
 	why_model_free(m);
 }
 
+/* Names as the model keeps them: escaped by iolat_esc(), plain ones as they are. */
+static void names(void)
+{
+	static const struct { const char *json, *kept; } t[] = {
+		{ "/svc00/c01 plain~name", "/svc00/c01 plain~name" },
+		{ "/caf\\u00e9/\xc3\xa9", "/caf\xc3\xa9/\xc3\xa9" },
+		{ "/a\\u007fb", "/a\\x7fb" },
+		{ "/x\\u001by", "/x\\x1by" },
+		{ "/x\\\\x1by", "/x\\x1by" },
+		{ "/back\\\\\\\\slash", "/back\\\\slash" },
+		{ "/c1\\u0085", "/c1\\xc2\\x85" },
+	};
+	char line[512], err[160];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct why_model *m = why_model_new();
+		const struct why_cg *c;
+
+		snprintf(line, sizeof(line), "{\"schema\":2,\"tool\":\"iolat-top\",\"time\":1,"
+			 "\"cgroups\":[{\"device\":\"d\",\"cgroup\":\"%s\",\"cgroup_id\":5}]}",
+			 t[i].json);
+		c = ij_feed_line(m, line, err, sizeof(err)) == IJ_LINE_TOP ?
+		    why_cg_by_id(m, "d", 5) : NULL;
+		check(c && !strcmp(c->path, t[i].kept), "name \"%s\" kept as '%s' (want '%s')",
+		      t[i].json, c ? c->path : err, t[i].kept);
+		why_model_free(m);
+	}
+	/* longer than the model keeps: cut, as iolat_esc() cuts */
+	{
+		struct why_model *m = why_model_new();
+		size_t len = 20000, n;
+		char *big = malloc(len + 200);
+		const struct why_cg *c;
+
+		if (!big || !m) {
+			check(0, "out of memory");
+			return;
+		}
+		n = sprintf(big, "{\"schema\":2,\"tool\":\"iolat-top\",\"time\":1,\"cgroups\":"
+			    "[{\"device\":\"d\",\"cgroup_id\":5,\"cgroup\":\"/");
+		memset(big + n, 'a', len);
+		strcpy(big + n + len, "\"}]}");
+		c = ij_feed_line(m, big, err, sizeof(err)) == IJ_LINE_TOP ?
+		    why_cg_by_id(m, "d", 5) : NULL;
+		check(c && strlen(c->path) == WHY_NAME_LEN - 1 && c->path[0] == '/' &&
+		      strspn(c->path + 1, "a") == WHY_NAME_LEN - 2,
+		      "a name of %zu bytes kept as its first %d", len + 1, WHY_NAME_LEN - 1);
+		free(big);
+		why_model_free(m);
+	}
+}
+
 static long maxrss_kb(void)
 {
 	struct rusage ru;
@@ -262,6 +315,7 @@ int main(void)
 	numbers();
 	values();
 	top_row();
+	names();
 	lines_reused();
 	return check_done();
 }
