@@ -776,18 +776,25 @@ static __u32 key_hash(const char *s)
 	return h;
 }
 
+/*
+ * The key each place held in the last object of a kind, and which it is
+ * (-1: one not read): the tools print their keys in one order, so it is
+ * nearly always that one again, known by one strcmp().
+ */
+struct key_at {
+	char key[24];
+	signed char k;
+};
+
 /* Members of @o, an object of kind @obj, by key into @out; NULL: absent. */
 static void row_fields(const struct ij_value *o, int obj, const struct ij_value **out)
 {
 	/* each kind's keys by hash: their enum + 1, 0 empty */
 	static unsigned char slots[OBJ_NR][KEY_SLOTS];
 	static bool built[OBJ_NR];
-	/*
-	 * The key each place held in the last object of the kind: the tools
-	 * print the keys in one order, so it is nearly always that one.
-	 */
-	static unsigned char last_at[OBJ_NR][KEY_SLOTS];
-	unsigned char *slot = slots[obj], *at = last_at[obj];
+	static struct key_at last_at[OBJ_NR][KEY_SLOTS];
+	unsigned char *slot = slots[obj];
+	struct key_at *at = last_at[obj];
 	int first = obj_keys[obj], last = obj_keys[obj + 1], k;
 	size_t i;
 
@@ -808,18 +815,22 @@ static void row_fields(const struct ij_value *o, int obj, const struct ij_value 
 		const char *key = o->items[i].key;
 		__u32 j;
 
-		k = i < KEY_SLOTS ? at[i] : 0;
-		if (k && !strcmp(row_keys[k - 1], key)) {
-			out[k - 1] = &o->items[i];
+		if (i < KEY_SLOTS && at[i].key[0] && !strcmp(at[i].key, key)) {
+			if (at[i].k >= 0)
+				out[at[i].k] = &o->items[i];
 			continue;
 		}
+		k = -1;
 		for (j = key_hash(key) % KEY_SLOTS; slot[j]; j = (j + 1) % KEY_SLOTS)
 			if (!strcmp(row_keys[slot[j] - 1], key)) {
-				out[slot[j] - 1] = &o->items[i];
-				if (i < KEY_SLOTS)
-					at[i] = slot[j];
+				k = slot[j] - 1;
+				out[k] = &o->items[i];
 				break;
 			}
+		if (i < KEY_SLOTS && strlen(key) < sizeof(at[i].key)) {
+			strcpy(at[i].key, key);
+			at[i].k = k;
+		}
 	}
 }
 
