@@ -18,15 +18,23 @@
 
 enum ij_type { IJ_NULL, IJ_BOOL, IJ_NUM, IJ_STR, IJ_ARR, IJ_OBJ };
 
+/*
+ * 24 bytes: an iolat-top line of 10,000 groups is half a million of them,
+ * written, copied once and read again.
+ */
 struct ij_value {
-	enum ij_type type;
-	bool b;
-	double num;
-	char *str;		/* IJ_STR */
-	size_t n;		/* IJ_ARR, IJ_OBJ: items */
-	struct ij_value *items;
-	char **keys;		/* IJ_OBJ */
-	char *strings;		/* ij_parse()'s value: where its strings and keys are */
+	unsigned char type;	/* enum ij_type */
+	bool b;			/* IJ_BOOL */
+	unsigned n;		/* IJ_ARR, IJ_OBJ: items */
+	union {
+		double num;	/* IJ_NUM */
+		char *str;	/* IJ_STR */
+		struct ij_value *items;	/* IJ_ARR, IJ_OBJ */
+	};
+	union {
+		char *key;	/* an item of an IJ_OBJ: its name */
+		struct ij_arena *arena;	/* ij_parse()'s value: where the rest is */
+	};
 };
 
 /*

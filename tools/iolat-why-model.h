@@ -58,8 +58,6 @@ extern const char *const why_action_names[WHY_ACT_NR];
 struct why_event {
 	double time;
 	enum why_ev_type type;
-	char device[WHY_DEV_LEN];
-	char cgroup[WHY_NAME_LEN];	/* "" when the tool had no path */
 	__u64 cgroup_id;
 	/* window */
 	bool met, win_met, ssd;
@@ -71,7 +69,6 @@ struct why_event {
 	__u64 old, new;			/* depth: WHY_DEPTH_MAX for max */
 	enum why_by by;
 	/* scale events */
-	char culprit[WHY_NAME_LEN];	/* "" when unknown or gone */
 	__u64 culprit_id;		/* 0: none */
 	__u64 idle_ms;
 	/* skip */
@@ -81,13 +78,19 @@ struct why_event {
 	/* use_delay: old, new as signed */
 	__s64 ud_old, ud_new;
 	__u64 delay_us, charge_us, slept_us;
+	/*
+	 * The names last, nearly all of the struct's 32 KiB: a decoder
+	 * clears what is before them (offsetof(struct why_event, device))
+	 * and each name's first byte, not all of it, for every record.
+	 */
+	char device[WHY_DEV_LEN];
+	char cgroup[WHY_NAME_LEN];	/* "" when the tool had no path */
+	char culprit[WHY_NAME_LEN];	/* scale events; "" when unknown or gone */
 };
 
 /* One iolat-top row of one interval. */
 struct why_row {
 	double time, interval_s;
-	char device[WHY_DEV_LEN];
-	char cgroup[WHY_NAME_LEN];
 	__u64 cgroup_id;
 	bool rotational;
 	__u64 target_us;		/* 0: none */
@@ -104,7 +107,6 @@ struct why_row {
 	__u64 skips[WHY_SKIP_NR];
 	bool has_children;
 	__u32 child_cookie;
-	char culprit[WHY_NAME_LEN];
 	__u64 culprit_id;
 	__u64 scale_downs, scale_ups, timer_ups, forgotten, resets;
 	/*
@@ -116,6 +118,10 @@ struct why_row {
 	bool iostat_mode;
 	bool has_io_missed, has_avg_lat;
 	__u64 io_missed, io_total, avg_lat_us;
+	/* The names last, as in struct why_event (48 KiB of a row). */
+	char device[WHY_DEV_LEN];
+	char cgroup[WHY_NAME_LEN];
+	char culprit[WHY_NAME_LEN];	/* has_children */
 };
 
 /* The two tools the model learns from. */
