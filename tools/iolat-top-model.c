@@ -12,7 +12,7 @@
 const char *const top_mode_names[TOP_MODE_NR] = { "events", "iostat" };
 
 const char *const top_sort_names[TOP_SORT_NR] = {
-	"path", "lat", "iops", "depth", "delay", "waits",
+	"state", "path", "lat", "iops", "depth", "delay", "waits",
 };
 
 const char *const top_map_names[TOP_MAP_NR] = { "groups", "parents", "delays" };
@@ -761,22 +761,24 @@ static void rows_to_front(struct top_model *m, size_t k)
 }
 
 /*
- * The last sort by path, kept for the next: the rows' keys in their
- * places before it, the places of its k first in their order, the
- * tree's paths' generation and, with rows on more than one device, the
- * devices' names.  An order by path rests on nothing else, so when the
- * same rows come in the same places (the tree, the targets and the
- * maps' entries as they were: every refresh of a quiet system) the same
- * k come first in the same order, and no row is compared.
+ * The last sort by path or by state, kept for the next: the rows' keys
+ * in their places before it (by state, their ranks and groups too), the
+ * places of its k first in their order, the tree's paths' generation
+ * and, with rows on more than one device, the devices' names.  Those
+ * orders rest on nothing else, so when the same rows come in the same
+ * places (the tree, the targets and the maps' entries as they were:
+ * every refresh of a quiet system) and, by state, keep their ranks, the
+ * same k come first in the same order, and no row is compared.
  */
 struct top_sort_memo {
 	/* v[i]: the key of the row in place i, and the place of the i-th first. */
 	struct top_memo_row {
-		const char *path;
+		const char *path, *group;
 		__u64 cgid;
-		__u32 dev;
+		__u32 dev, rank;
 		size_t first;
 	} *v;
+	enum top_sort key;
 	size_t n, k, cap, ndevs;
 	const struct iolat_cgroups *cgs;
 	unsigned long paths_gen;
@@ -786,27 +788,31 @@ struct top_sort_memo {
 	bool valid;
 };
 
-/* Are the rows, and the k asked for, those of the last sort by path? */
-static bool memo_holds(const struct top_model *m, size_t k)
+/* Are the rows, and the k asked for, those of the last sort by @key? */
+static bool memo_holds(const struct top_model *m, size_t k, enum top_sort key)
 {
 	const struct top_sort_memo *o = m->memo;
 	size_t i;
 
-	if (!o || !o->valid || o->n != m->n || o->k != k || o->cgs != m->cgs ||
-	    o->paths_gen != m->cgs->paths_gen)
+	if (!o || !o->valid || o->key != key || o->n != m->n || o->k != k ||
+	    o->cgs != m->cgs || o->paths_gen != m->cgs->paths_gen)
 		return false;
 	for (i = 0; i < m->n; i++)
 		if (o->v[i].dev != m->v[i].dev || o->v[i].cgid != m->v[i].cgid ||
 		    o->v[i].path != m->v[i].path)
 			return false;
+	if (key == TOP_SORT_STATE)
+		for (i = 0; i < m->n; i++)
+			if (o->v[i].rank != m->v[i].rank || o->v[i].group != m->v[i].group)
+				return false;
 	for (i = 0; i < o->ndevs; i++)
 		if (strcmp(o->names[i], iolat_dev_name(o->devs[i])))
 			return false;
 	return true;
 }
 
-/* Keep this sort by path: the rows in their places, the k first in m->order. */
-static void memo_save(struct top_model *m, size_t k)
+/* Keep this sort by @key: the rows in their places, the k first in m->order. */
+static void memo_save(struct top_model *m, size_t k, enum top_sort key)
 {
 	struct top_sort_memo *o = m->memo;
 	size_t i, d;
@@ -825,8 +831,10 @@ static void memo_save(struct top_model *m, size_t k)
 	}
 	for (i = 0; i < m->n; i++) {
 		o->v[i].path = m->v[i].path;
+		o->v[i].group = m->v[i].group;
 		o->v[i].cgid = m->v[i].cgid;
 		o->v[i].dev = m->v[i].dev;
+		o->v[i].rank = m->v[i].rank;
 	}
 	/* On more than one device, the names matter. */
 	o->ndevs = m->ndevs > 1 ? m->ndevs : 0;
@@ -847,14 +855,56 @@ static void memo_save(struct top_model *m, size_t k)
 		o->v[i].first = m->order[i] - m->v;
 	o->n = m->n;
 	o->k = k;
+	o->key = key;
 	o->cgs = m->cgs;
 	o->paths_gen = m->cgs ? m->cgs->paths_gen : 0;
 	o->valid = m->cgs != NULL;
 }
 
-static void rows_sort_first(struct top_model *m, int (*cmp)(const void *, const void *),
-			    size_t k, bool by_path)
+/* @p[@a..@b) reversed. */
+static void reverse_ptr(struct top_row **p, size_t a, size_t b)
 {
+	while (a + 1 < b)
+		swap_ptr(p, a++, --b);
+}
+
+/*
+ * The @k first of m->order, in order, never end inside a group (a parent,
+ * then the culprits its line names): the group's rows past @k come in,
+ * in order, and as many rows before the group go out, behind @k; unless
+ * the group does not fit in @k.  A scan of the rows past @k, only when
+ * the last of the k is in a group.
+ */
+static void keep_group(struct top_model *m, size_t k)
+{
+	struct top_row **o = m->order, *last;
+	size_t s, e, j, extra;
+
+	if (!k || k >= m->n)
+		return;
+	last = o[k - 1];
+	if (!last->group || (!last->names && last->group == last->path))
+		return;
+	for (e = k, j = k; j < m->n; j++)
+		if (o[j]->group == last->group && o[j]->dev == last->dev)
+			swap_ptr(o, e++, j);
+	extra = e - k;
+	for (s = k; s > 0 && o[s - 1]->group == last->group && o[s - 1]->dev == last->dev; s--)
+		;
+	if (!extra || extra > s)
+		return;
+	qsort(o + k, extra, sizeof(*o), cmp_row_ptr);
+	/* o[s - extra, e) rotated left by extra: the group ends at k. */
+	reverse_ptr(o, s - extra, s);
+	reverse_ptr(o, s, e);
+	reverse_ptr(o, s - extra, e);
+}
+
+static void rows_sort_first(struct top_model *m, int (*cmp)(const void *, const void *),
+			    size_t k, enum top_sort key)
+{
+	bool memo = key == TOP_SORT_PATH || key == TOP_SORT_STATE;
+
 	struct top_row *v;
 	size_t i;
 
@@ -884,7 +934,7 @@ static void rows_sort_first(struct top_model *m, int (*cmp)(const void *, const 
 	}
 	if (!k || k > m->n)
 		k = m->n;
-	if (by_path && memo_holds(m, k)) {
+	if (memo && memo_holds(m, k, key)) {
 		for (i = 0; i < k; i++)
 			m->order[i] = &m->v[m->memo->v[i].first];
 	} else {
@@ -894,8 +944,10 @@ static void rows_sort_first(struct top_model *m, int (*cmp)(const void *, const 
 		if (k < m->n)
 			select_first(m->order, m->n, k);
 		qsort(m->order, k, sizeof(*m->order), cmp_row_ptr);
-		if (by_path)
-			memo_save(m, k);
+		if (key == TOP_SORT_STATE)
+			keep_group(m, k);
+		if (memo)
+			memo_save(m, k, key);
 	}
 	if (k < m->n) {
 		rows_to_front(m, k);
@@ -934,7 +986,10 @@ static int cmp_row_view(const void *a, const void *b)
 	double vx, vy;
 	int c;
 
-	if (sorting != TOP_SORT_PATH) {
+	if (sorting == TOP_SORT_STATE) {
+		if (x->rank != y->rank)
+			return x->rank < y->rank ? -1 : 1;
+	} else if (sorting != TOP_SORT_PATH) {
 		vx = sort_value(x);
 		vy = sort_value(y);
 		if (vx != vy)
@@ -947,6 +1002,12 @@ static int cmp_row_view(const void *a, const void *b)
 		snprintf(name, sizeof(name), "%s", iolat_dev_name(x->dev));
 		c = strcmp(name, iolat_dev_name(y->dev));
 		return c ? c : x->dev < y->dev ? -1 : 1;
+	}
+	/* By state, a culprit right after the parent that names it. */
+	if (sorting == TOP_SORT_STATE && x->group != y->group && x->group && y->group) {
+		c = cmp_path(x->group, y->group);
+		if (c)
+			return c;
 	}
 	c = cmp_path(x->path, y->path);
 	/* Never equal: the selection of the first rows relies on it. */
@@ -961,7 +1022,7 @@ void top_model_sort(struct top_model *m, enum top_sort key)
 void top_model_sort_first(struct top_model *m, enum top_sort key, size_t k)
 {
 	sorting = key;
-	rows_sort_first(m, cmp_row_view, k, key == TOP_SORT_PATH);
+	rows_sort_first(m, cmp_row_view, k, key);
 	m->slots_stale = true;	/* the rows moved */
 }
 
@@ -1115,6 +1176,111 @@ static int missing_of(struct top_model *m)
 	return 0;
 }
 
+/*
+ * The order of magnitude of @iops: 0 under 1, 1 under 10, and so on;
+ * @prev, the row's last (-1: none), is kept while @iops stays within a
+ * factor of 2 of its bounds, and when @iops is unknown.  IOPS that jitter
+ * across a power of 10 would swap rows every refresh.
+ */
+static int io_bucket(double iops, int prev)
+{
+	static const double pow10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+	int b, nb = sizeof(pow10) / sizeof(*pow10);
+
+	if (isnan(iops))
+		return prev > 0 ? prev : 0;
+	if (prev >= 0 && prev <= nb &&
+	    (!prev || iops >= pow10[prev - 1] / 2) && (prev == nb || iops < pow10[prev] * 2))
+		return prev;
+	for (b = 0; b < nb && iops >= pow10[b]; b++)
+		;
+	return b;
+}
+
+/*
+ * Is @r missing its target: the culprit of its siblings' scaling, a
+ * window missed in the interval, or the last window missed and not long
+ * ago; without the events, io.stat's window in progress over target
+ * (the controller's own tests: a tenth of the bios, or the mean).
+ */
+static bool row_missing(const struct top_model *m, const struct top_row *r)
+{
+	const struct iolat_iostat *io = &r->io;
+
+	if (r->culprit || (r->in.known && r->in.windows_missed))
+		return true;
+	if (r->g.has_window && !r->g.last_met && r->g.last_action != IOLAT_ACT_OFFLINE &&
+	    !top_window_idle(r, m->now_ns))
+		return true;
+	if (m->mode == TOP_MODE_EVENTS)
+		return false;
+	if (io->has_missed)
+		return io->total && io->missed >= (io->total / 10 ?: 1);
+	return io->has_lat && r->target_us && io->avg_lat_us > r->target_us;
+}
+
+/*
+ * A row's state class, what a look should go to first: missing its
+ * target, limited in depth (now or during the interval), delayed
+ * (use_delay on, delay charged or paid), bios waiting for a slot, the
+ * rest.
+ */
+static __u32 row_class(const struct top_model *m, const struct top_row *r)
+{
+	if (row_missing(m, r))
+		return 0;
+	if ((r->g.has_depth && r->g.depth != IOLAT_DEPTH_MAX) ||
+	    (r->in.known && r->in.depth_min_known && r->in.depth_min != IOLAT_DEPTH_MAX))
+		return 1;
+	if (r->g.use_delay > 0 || r->charged > 0 || r->paid > 0)
+		return 2;
+	if (r->waits > 0 || (r->in.known && r->in.throttled))
+		return 3;
+	return 4;
+}
+
+/* The top of @r's group: the first parent up a line of culprits. */
+static struct top_row *group_top(struct top_model *m, struct top_row *r)
+{
+	int hops = 16;	/* a culprit is a child: no loop, but a bound all the same */
+
+	while (r->named_by && hops--)
+		r = &m->v[r->named_by - 1];
+	return r;
+}
+
+/* Each row's rank and group (struct top_row's comment). */
+static void state_ranks(struct top_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		struct top_row *r = &m->v[i];
+
+		r->rank = row_class(m, r) << 8 | (255 - r->io_bucket);
+		r->group = r->path;
+	}
+	/* A group's rank: its lowest; the tops are named by none. */
+	for (i = 0; i < m->n; i++) {
+		struct top_row *r = &m->v[i], *t;
+
+		if (!r->named_by)
+			continue;
+		t = group_top(m, r);
+		if (r->rank < t->rank)
+			t->rank = r->rank;
+	}
+	for (i = 0; i < m->n; i++) {
+		struct top_row *r = &m->v[i], *t;
+
+		if (!r->named_by)
+			continue;
+		t = group_top(m, r);
+		r->rank = t->rank;
+		r->group = t->path;
+	}
+}
+
 int top_model_compute(struct top_model *m, double secs)
 {
 	struct top_prev *np;
@@ -1141,7 +1307,7 @@ int top_model_compute(struct top_model *m, double secs)
 					   r->g.throttled, !r->io_err, r->g.windows,
 					   r->g.windows_missed, r->g.throttled_wait_ns,
 					   r->p.scale_downs, r->p.scale_ups,
-					   r->limited_ns, r->limited_known };
+					   r->limited_ns, r->limited_known, 0 };
 		/* Without the events nothing tells what happened in between. */
 		if (p && m->mode == TOP_MODE_EVENTS)
 			interval_of(m, r, p);
@@ -1170,6 +1336,7 @@ int top_model_compute(struct top_model *m, double secs)
 			r->paid = rate(r->g.paid_ns, p->paid_ns, 1e6 * secs);
 			r->waits = rate(r->g.throttled, p->throttled, secs);
 		}
+		r->io_bucket = np[i].io_bucket = io_bucket(r->iops, p ? p->io_bucket : -1);
 		/* Without the events: what the functions attached tell. */
 		if (m->mode != TOP_MODE_EVENTS) {
 			r->fn_charges = m->fns.attached[IOLAT_FN_ADD_DELAY];
@@ -1181,15 +1348,21 @@ int top_model_compute(struct top_model *m, double secs)
 			r->waits = NAN;
 		}
 	}
-	/* A parent's culprit is "throttling" its siblings. */
+	/*
+	 * A parent's culprit is "throttling" its siblings while their cookie
+	 * is down; its line names it either way.
+	 */
 	for (i = 0; i < m->n; i++) {
 		struct top_row *par = &m->v[i], *c;
 
-		if (!par->has_parent || !par->p.culprit_id ||
-		    par->p.cookie >= TOP_DEFAULT_COOKIE)
+		if (!par->has_parent || !par->p.culprit_id)
 			continue;
 		c = row_find(m, par->dev, par->p.culprit_id);
-		if (c)
+		if (!c || c == par)
+			continue;
+		c->named_by = i + 1;
+		par->names = true;
+		if (par->p.cookie < TOP_DEFAULT_COOKIE)
 			c->culprit = true;
 	}
 	for (i = 0; i < m->n; i++) {
@@ -1221,6 +1394,7 @@ int top_model_compute(struct top_model *m, double secs)
 	m->nmissing = 0;
 	if (!err)
 		err = missing_of(m);
+	state_ranks(m);
 	/* The baseline's buffer and the last one's trade places. */
 	m->next = m->prev;
 	i = m->next_cap;
@@ -1238,6 +1412,15 @@ bool top_window_idle(const struct top_row *r, __u64 now_ns)
 	/* A window stamped after @now_ns ended during this refresh. */
 	return r->g.has_window && now_ns > r->g.last_window_ns &&
 	       now_ns - r->g.last_window_ns > TOP_IDLE_NS;
+}
+
+bool top_row_grouped(const struct top_model *m, size_t i)
+{
+	const struct top_row *r = &m->v[i];
+
+	return i && i < m->n && r->group && r->group != r->path &&
+	       r->group == m->v[i - 1].group &&
+	       r->dev == m->v[i - 1].dev;
 }
 
 void top_model_free(struct top_model *m)

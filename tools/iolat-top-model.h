@@ -30,8 +30,9 @@
 enum top_mode { TOP_MODE_EVENTS, TOP_MODE_IOSTAT, TOP_MODE_NR };
 extern const char *const top_mode_names[TOP_MODE_NR];
 
-enum top_sort { TOP_SORT_PATH, TOP_SORT_LAT, TOP_SORT_IOPS, TOP_SORT_DEPTH,
-		TOP_SORT_DELAY, TOP_SORT_WAITS, TOP_SORT_NR };
+enum top_sort { TOP_SORT_STATE, TOP_SORT_PATH, TOP_SORT_LAT, TOP_SORT_IOPS,
+		TOP_SORT_DEPTH, TOP_SORT_DELAY, TOP_SORT_WAITS, TOP_SORT_NR };
+#define TOP_SORT_DEFAULT TOP_SORT_STATE
 extern const char *const top_sort_names[TOP_SORT_NR];
 
 /* What a BPF map's values are: the events' groups and parents, the fallback's delays. */
@@ -124,6 +125,22 @@ struct top_row {
 		/* The last window's action when one ended in it, else -1. */
 		int action;
 	} in;
+	/*
+	 * The state order's key (top_model_compute()): @rank, lower first,
+	 * is the row's state class then its IO's order of magnitude
+	 * (@io_bucket, kept until the IOPS leave it by a factor of 2, so
+	 * that jitter moves no row); a culprit takes the rank of the parent
+	 * that names it, or the parent the culprit's, whichever is lower,
+	 * and sorts by that parent's path (@group; its own path otherwise),
+	 * right after it.  @named_by: that parent's index + 1, during
+	 * top_model_compute() only; @names: its line names a culprit that
+	 * has a row.
+	 */
+	__u32 rank;
+	int io_bucket;
+	const char *group;
+	size_t named_by;
+	bool names;
 };
 
 /* What the previous interval saw of a row, for rates. */
@@ -136,6 +153,7 @@ struct top_prev {
 	__u64 scale_downs, scale_ups;
 	__u64 limited_ns;
 	bool limited_known;
+	int io_bucket;
 };
 
 struct top_model {
@@ -161,7 +179,7 @@ struct top_model {
 	struct top_row **order, *spare;
 	bool *front;
 	size_t order_cap, spare_cap;
-	struct top_sort_memo *memo;	/* the last sort by path (the .c's) */
+	struct top_sort_memo *memo;	/* the last sort by path or state (the .c's) */
 	/*
 	 * The previous interval's baseline, a row's where the row was then,
 	 * and a table of it by key, made when a row is not in that place;
@@ -284,7 +302,9 @@ void top_model_sort(struct top_model *m, enum top_sort key);
 /*
  * The same for a report that shows the @k first rows: those in order,
  * the others after them in none (-P's metrics need no order); @k 0, or
- * not below the number of rows: all.
+ * not below the number of rows: all.  By state, the @k never end between
+ * a parent and the culprit its line names (unless the two do not fit in
+ * @k): the culprit takes the place of the last row before the parent.
  */
 void top_model_sort_first(struct top_model *m, enum top_sort key, size_t k);
 void top_model_free(struct top_model *m);
@@ -303,5 +323,7 @@ const char *top_row_verdict(const struct top_row *r);	/* met, missed, offline */
 const char *top_row_culprit(const struct top_model *m, const struct top_row *r);
 /* No window ended in the 5 s before @now_ns (CLOCK_MONOTONIC). */
 bool top_window_idle(const struct top_row *r, __u64 now_ns);
+/* Row @i continues the group of row @i - 1 (a culprit after its parent). */
+bool top_row_grouped(const struct top_model *m, size_t i);
 
 #endif /* __IOLAT_TOP_MODEL_H */

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -474,11 +475,90 @@ static char *text_cell(char *p, const char *s, int width)
 	return p;
 }
 
+/*
+ * One line of the text view, @s of @len bytes without its newline: cut
+ * at the terminal's width (@cols 0: none, whole), never inside a UTF-8
+ * character (an escaped name's bytes are valid UTF-8; a character is
+ * never wider than its bytes but for the wide ones, which names rarely
+ * have).  A line that wraps would push the header off the screen.
+ */
+static void text_put(FILE *f, unsigned int cols, const char *s, size_t len)
+{
+	if (cols && len > cols) {
+		len = cols;
+		while (len && ((unsigned char)s[len] & 0xc0) == 0x80)
+			len--;
+	}
+	fwrite(s, 1, len, f);
+	fputc('\n', f);
+}
+
+/* A line made by printf (@fmt without its newline), through text_put(). */
+static void __attribute__((format(printf, 3, 4)))
+text_printf(FILE *f, unsigned int cols, const char *fmt, ...)
+{
+	/* The longest: a parent's line with an escaped culprit's path. */
+	static char buf[IOLAT_ESC_LEN(PATH_MAX) + 512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n >= 0)
+		text_put(f, cols, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* Lines before the rows: the title, the io.stat mode's three, the columns. */
+static size_t text_header_lines(const struct top_model *m)
+{
+	bool events = m->mode == TOP_MODE_EVENTS;
+
+	return 2 + (events ? 0 : 2 + (m->debug_stats != 1));
+}
+
+/* Does @r have a second line, its children's cookie and culprit? */
+static bool text_parent_line(const struct top_row *r)
+{
+	return r->has_parent && (r->p.cookie < TOP_DEFAULT_COOKIE || r->p.culprit_id);
+}
+
+size_t top_text_room(const struct top_model *m, unsigned int lines)
+{
+	size_t head = text_header_lines(m) + 1;	/* and the cursor's line */
+
+	if (!lines)
+		return (size_t)-1;
+	return lines > head ? lines - head : 0;
+}
+
+size_t top_text_fit(const struct top_report *rep)
+{
+	const struct top_model *m = rep->m;
+	size_t n = m->n < rep->rows ? m->n : rep->rows, room, used = 0, i;
+
+	if (!rep->lines)
+		return n;
+	room = top_text_room(m, rep->lines);
+	for (i = 0; i < n; i++) {
+		size_t need = 1 + text_parent_line(&m->v[i]);
+
+		if (used + need > room)
+			break;
+		used += need;
+	}
+	/* A parent whose culprit would not fit goes too, unless it is all. */
+	n = i;
+	while (i > 0 && top_row_grouped(m, i))
+		i--;
+	return i ? i : n;
+}
+
 void top_print_text(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
 	__u64 now_ns = rep->now_ns;
-	size_t i, n = m->n < rep->rows ? m->n : rep->rows;
+	size_t i, n = top_text_fit(rep), max = m->n < rep->rows ? m->n : rep->rows;
 	char target[16], lat[16], acc[16], depth[16], cookie[16], samp[16];
 	static char name[IOLAT_ESC_LEN(PATH_MAX)];
 	char culprit_id[32], iops[32], mbps[32], chg[32], paid[32], waits[32];
@@ -487,48 +567,51 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	 * A row's line: 21 cells of at most 47 bytes (the device's name 31,
 	 * the path 28), padded to at most 28, and their spaces.
 	 */
-	char line[1024], num[320];
+	char line[1024], num[320], shown[64] = "", tail[768], scale[128] = "";
 	bool events = m->mode == TOP_MODE_EVENTS;
 	bool fn_charges = m->fns.attached[IOLAT_FN_ADD_DELAY];
 	bool fn_pays = m->fns.attached[IOLAT_FN_THROTTLE];
+	unsigned int cols = rep->cols;
 
 	if (!rep->batch)
 		fprintf(f, "\033[H\033[2J");
-	fprintf(f, "%s  " IOLAT_TOP "  interval %.1fs  %zu rows", iolat_clock(rep->time),
-		rep->secs, m->n);
 	if (n < m->n)
-		fprintf(f, " (%zu shown, -r)", n);
+		snprintf(shown, sizeof(shown), " (%zu shown, %s)", n,
+			 n < max ? "the terminal's height" : "-r");
 	if (events)
-		fprintf(f, "  lost %llu events  mode: events\n", rep->lost);
+		snprintf(tail, sizeof(tail), "  lost %llu events  mode: events", rep->lost);
 	else if (!has_bpf(m))
-		fprintf(f, "  mode: io.stat only (%s)\n", m->mode_reason);
+		snprintf(tail, sizeof(tail), "  mode: io.stat only (%s)", m->mode_reason);
 	else
-		fprintf(f, "  lost %llu events  mode: io.stat + functions (%s)\n", rep->lost,
-			m->mode_reason);
+		snprintf(tail, sizeof(tail), "  lost %llu events  mode: io.stat + functions (%s)",
+			 rep->lost, m->mode_reason);
+	text_printf(f, cols, "%s  " IOLAT_TOP "  interval %.1fs  %zu rows%s%s",
+		    iolat_clock(rep->time), rep->secs, m->n, shown, tail);
 	text_maps(f, m);
 	/* Which functions the fallback traces, and why not the others. */
 	if (!events)
-		fprintf(f, "  functions: %s\n", iolat_fns_text(&m->fns, fns, sizeof(fns)));
+		text_printf(f, cols, "  functions: %s", iolat_fns_text(&m->fns, fns, sizeof(fns)));
 	/* What the fallback cannot see, and how to see more. */
 	if (!events && m->debug_stats != 1)
-		fprintf(f, "  blkcg_debug_stats %s: depth, use_delay and io.stat's latency "
-			"unknown; to see them: echo 1 > " IOLAT_DEBUG_STATS_PARAM "\n",
-			m->debug_stats ? "unknown" : "off");
+		text_printf(f, cols, "  blkcg_debug_stats %s: depth, use_delay and io.stat's "
+			    "latency unknown; to see them: echo 1 > " IOLAT_DEBUG_STATS_PARAM,
+			    m->debug_stats ? "unknown" : "off");
 	if (!events)
-		fprintf(f, "  without the events: ACCLAT VERDICT ACTION MINDEP LIMITED COOKIE "
-			"%s%sWAIT/s WAITus MISSED and culprits unknown (?)\n",
-			fn_charges ? "" : "CHG/s ", fn_pays ? "" : "PAID/s ");
-	fprintf(f, "%-8s %-28s %8s %9s %9s %5s %-7s %-9s %7s %7s %5s %6s %7s %8s %-11s "
-		"%6s %6s %6s %6s %7s %11s\n",
-	       "DEVICE", "CGROUP", "TARGET", "WINLAT", "ACCLAT", "SAMP", "VERDICT",
-	       "ACTION", "IOPS", "MB/s", "DEPTH", "MINDEP", "LIMITED", "COOKIE", "STATE",
-	       "CHG/s", "PAID/s", "WAIT/s", "WAITus", "MISSED", "PSI");
+		text_printf(f, cols, "  without the events: ACCLAT VERDICT ACTION MINDEP LIMIT%% "
+			    "COOKIE %s%sWAIT/s WAITus MISSED and culprits unknown (?)",
+			    fn_charges ? "" : "CHG/s ", fn_pays ? "" : "PAID/s ");
+	/* Units in the names, where every cell had them: TARGETus, LIMIT%. */
+	text_printf(f, cols, "%-8s %-28s %8s %9s %9s %5s %-7s %-9s %7s %7s %5s %6s %7s %8s "
+		    "%-11s %6s %6s %6s %6s %7s %11s",
+		    "DEVICE", "CGROUP", "TARGETus", "WINLAT", "ACCLAT", "SAMP", "VERDICT",
+		    "ACTION", "IOPS", "MB/s", "DEPTH", "MINDEP", "LIMIT%", "COOKIE", "STATE",
+		    "CHG/s", "PAID/s", "WAIT/s", "WAITus", "MISSED", "PSI");
 	for (i = 0; i < n; i++) {
 		const struct top_row *r = &m->v[i];
 		char *p = line;
 
 		if (r->target_us)
-			text_u64(target, sizeof(target), r->target_us, "us");
+			text_u64(target, sizeof(target), r->target_us, "");
 		else
 			text_word(target, sizeof(target), "-");
 		if (!r->g.has_window) {
@@ -575,7 +658,7 @@ void top_print_text(FILE *f, const struct top_report *rep)
 		else
 			text_u64(depth_min, sizeof(depth_min), r->in.depth_min, "");
 		if (r->in.known && !isnan(r->in.limited_share))
-			text_fixed(limited, sizeof(limited), r->in.limited_share * 100, 0, "%");
+			text_fixed(limited, sizeof(limited), r->in.limited_share * 100, 0, "");
 		else
 			text_word(limited, sizeof(limited), "-");
 		/* io pressure, avg10 some/full (PSI: per cgroup, not per device) */
@@ -611,30 +694,31 @@ void top_print_text(FILE *f, const struct top_report *rep)
 		p = text_cell(p, wait_us, 6);
 		p = text_cell(p, miss, 7);
 		p = text_cell(p, psi, 11);
-		p[-1] = '\n';
-		fwrite(line, 1, p - line, f);
-		if (r->has_parent && (r->p.cookie < TOP_DEFAULT_COOKIE || r->p.culprit_id)) {
+		text_put(f, cols, line, p - 1 - line);
+		if (text_parent_line(r)) {
 			const char *culprit = top_row_culprit(m, r);
 
 			/* A culprit gone meanwhile is still named, by its id. */
 			snprintf(culprit_id, sizeof(culprit_id), "cgroup id %llu",
 				 (unsigned long long)r->p.culprit_id);
-			fprintf(f, "%-8s   `- children's cookie %u (%lld), %s%s, %llu down / %llu up",
-			       "", r->p.cookie, (long long)r->p.cookie - TOP_DEFAULT_COOKIE,
-			       r->p.culprit_id ? "scaled for " : "no culprit",
-			       !r->p.culprit_id ? "" :
-			       culprit ? text_name(name, culprit) : culprit_id,
-			       (unsigned long long)r->p.scale_downs,
-			       (unsigned long long)r->p.scale_ups);
+			num[0] = '\0';
 			if (r->in.known)
-				fprintf(f, " (%llu / %llu in the interval)",
-					(unsigned long long)r->in.scale_downs,
-					(unsigned long long)r->in.scale_ups);
+				snprintf(num, sizeof(num), " (%llu / %llu in the interval)",
+					 (unsigned long long)r->in.scale_downs,
+					 (unsigned long long)r->in.scale_ups);
+			scale[0] = '\0';
 			if (r->p.has_scale)
-				fprintf(f, ", last %s by %s",
-					iolat_scale_kind_name(r->p.last_scale),
-					iolat_scale_by_name(r->p.last_by));
-			fputc('\n', f);
+				snprintf(scale, sizeof(scale), ", last %s by %s",
+					 iolat_scale_kind_name(r->p.last_scale),
+					 iolat_scale_by_name(r->p.last_by));
+			text_printf(f, cols, "%-8s   `- children's cookie %u (%lld), %s%s, "
+				    "%llu down / %llu up%s%s",
+				    "", r->p.cookie, (long long)r->p.cookie - TOP_DEFAULT_COOKIE,
+				    r->p.culprit_id ? "scaled for " : "no culprit",
+				    !r->p.culprit_id ? "" :
+				    culprit ? text_name(name, culprit) : culprit_id,
+				    (unsigned long long)r->p.scale_downs,
+				    (unsigned long long)r->p.scale_ups, num, scale);
 		}
 	}
 	if (rep->batch)

@@ -17,9 +17,14 @@ struct top_report {
 	unsigned long long lost;	/* events the BPF side lost */
 	size_t rows;		/* -r: at most this many rows */
 	bool batch;		/* no screen control */
+	unsigned int lines, cols;	/* the terminal's; 0: none (a pipe, a file) */
 };
 
 void top_print_text(FILE *f, const struct top_report *rep);
+/* The rows a terminal of @lines lines has room for (0 lines: no limit). */
+size_t top_text_room(const struct top_model *m, unsigned int lines);
+/* The rows top_print_text() shows of @rep's. */
+size_t top_text_fit(const struct top_report *rep);
 /* One JSON object, one line. */
 void top_print_json(FILE *f, const struct top_report *rep);
 /* The Prometheus text format. */

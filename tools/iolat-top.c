@@ -11,7 +11,9 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "iolat.h"
@@ -41,7 +43,7 @@ static struct env {
 	bool no_events;		/* --no-events: the fallback, forced */
 	bool no_functions;	/* --no-functions: the fallback without its BPF */
 	bool iostat_files;	/* --iostat-files: no cgroup iterator */
-} env = { .interval = 1, .rows = 1000 };
+} env = { .interval = 1, .rows = 1000, .sort = TOP_SORT_DEFAULT };
 
 const char *argp_program_version = TOOL " 0.1";
 const char *argp_program_bug_address = "the iolat issue tracker";
@@ -52,8 +54,18 @@ static const char doc[] =
 "\n"
 "One row per (device, cgroup) that has an io.latency target, that the\n"
 "controller throttled, or that does IO on a device where io.latency is in\n"
-"use.  Rows follow the cgroup tree, so siblings sit together:\n"
-"  TARGET   the io.latency target\n"
+"use.  By default (-s state) what needs a look comes first: groups\n"
+"missing their target (or named culprit), then throttled (depth limited\n"
+"now or during the interval), delayed, with bios waiting for a slot; then\n"
+"the others by IOPS in orders of magnitude (a row changes its order of\n"
+"magnitude only past a factor of 2: jitter moves no row), the idle last;\n"
+"ties by path.  A culprit follows the parent whose line names it, and -r\n"
+"or the terminal never show the one without the other.  -s path: the\n"
+"cgroup tree, siblings together.  On a terminal the rows that fit its\n"
+"height are shown (at most -r), each line cut at its width; into a pipe\n"
+"or a file, every row (at most -r) and whole lines.  Units are in the\n"
+"columns' names where every cell had them:\n"
+"  TARGETus the io.latency target, us\n"
 "  WINLAT   the last window: mean latency (rotational) or the share of bios\n"
 "           over target (non-rotational; 10% or more misses); idle when no\n"
 "           window ended for 5 s\n"
@@ -67,7 +79,7 @@ static const char doc[] =
 "  IOPS MB/s from io.stat over the interval\n"
 "  DEPTH    the queue depth io.latency allows the group (max: unlimited)\n"
 "  MINDEP   the lowest depth during the interval, from every depth change\n"
-"  LIMITED  the share of the interval spent with depth below max\n"
+"  LIMIT%   the share of the interval spent with depth below max, %\n"
 "  COOKIE   the parent's scale cookie the group last saw (1000000: relaxed)\n"
 "  STATE    ok, throttling (its misses scale its siblings down), throttled\n"
 "           (depth limited), delayed (induced delay on), unknown (no event\n"
@@ -115,6 +127,7 @@ static const char doc[] =
 "    " TOOL " -d nullb0      # one device\n"
 "    " TOOL " -c '^/work/'   # cgroups whose path matches\n"
 "    " TOOL " -s delay       # busiest delay first, flat\n"
+"    " TOOL " -s path        # the cgroup tree\n"
 "    " TOOL " -b 1 60 >log   # plain text, no screen control\n"
 "    " TOOL " -j 1 5 | jq .  # one JSON object per interval\n"
 "    " TOOL " --no-events -j 1 5  # what a kernel without the series shows\n"
@@ -144,7 +157,7 @@ static const char doc[] =
 static const struct argp_option opts[] = {
 	{ "device", 'd', "DEV", 0, "Only this disk (nullb0, /dev/nullb0 or MAJ:MIN); a partition is refused (exit 2): io.latency works on whole disks", 0 },
 	{ "cgroup", 'c', "REGEX", 0, "Only cgroups whose path matches REGEX (POSIX extended)", 0 },
-	{ "sort", 's', "KEY", 0, "Sort flat by path, lat, iops, depth, delay or waits (default: the cgroup tree)", 0 },
+	{ "sort", 's', "KEY", 0, "Order by state (the default: missing, throttled, delayed and waiting first, then by IO, idle last), path (the cgroup tree), or flat by lat, iops, depth, delay or waits", 0 },
 	{ "rows", 'r', "ROWS", 0, "At most ROWS rows (default 1000); the header, or -j's rows_total and rows_shown, say how many there were", 0 },
 	{ "batch", 'b', NULL, 0, "No screen control (the default when stdout is not a terminal)", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per interval", 0 },
@@ -180,8 +193,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			if (!strcmp(arg, top_sort_names[i]))
 				break;
 		if (i == TOP_SORT_NR) {
-			fprintf(stderr, TOOL ": invalid sort key '%s': want path, lat, "
-				"iops, depth, delay or waits\n", arg);
+			fprintf(stderr, TOOL ": invalid sort key '%s': want state, path, "
+				"lat, iops, depth, delay or waits\n", arg);
 			parse_status = IOLAT_EXIT_USAGE;
 			return EINVAL;
 		}
@@ -404,6 +417,28 @@ static void start_iostat(void)
 			"cgroup a refresh: the cgroup iterator: %s\n", why);
 }
 
+/*
+ * The terminal's size, for a text view with screen control: read at the
+ * start and at the refresh after a SIGWINCH (its handler only sets the
+ * flag).  0 lines: not a terminal, or no size known (then no limit).
+ */
+static volatile sig_atomic_t winch = 1;
+static struct winsize term;
+
+static void on_winch(int sig)
+{
+	winch = 1;
+}
+
+static void term_size(void)
+{
+	if (!winch)
+		return;
+	winch = 0;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &term))
+		memset(&term, 0, sizeof(term));
+}
+
 static int refresh(struct iolat_top_bpf *obj, bool report)
 {
 	double now = iolat_mono(), secs = now - last_mono;
@@ -454,8 +489,16 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	last_mono = now;
 	if (!report)
 		return 0;
-	/* What the report shows: its rows (-r); -P, every row's PSI. */
+	/* What the report shows: its rows (-r, the terminal); -P, every row's PSI. */
 	shown = model.n < (size_t)env.rows ? model.n : (size_t)env.rows;
+	if (!env.batch && !env.json) {
+		term_size();
+		rep.lines = term.ws_row;
+		rep.cols = term.ws_col;
+		/* No room at all: one row sorted, none shown (0 would sort all). */
+		if (shown > top_text_room(&model, rep.lines))
+			shown = top_text_room(&model, rep.lines) ?: 1;
+	}
 	/* Those in order (-P's metrics need none: with -q, no sort). */
 	if (!env.quiet)
 		top_model_sort_first(&model, env.sort, shown);
@@ -641,6 +684,11 @@ int main(int argc, char **argv)
 	start_iostat();
 
 	iolat_handle_signals();
+	if (!env.batch && !env.json) {
+		struct sigaction sa = { .sa_handler = on_winch, .sa_flags = SA_RESTART };
+
+		sigaction(SIGWINCH, &sa, NULL);
+	}
 	tick = last_mono = iolat_mono();
 	err = refresh(obj, false);	/* the io.stat baseline */
 	while (!err && !iolat_exiting) {

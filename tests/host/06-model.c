@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/btf.h>
 #include "check.h"
@@ -354,7 +355,9 @@ static void test_rates(void)
 	check(strstr(out, "\"cgroup\":\"/t/p\"") && strstr(out, "\"iops\":100.0,") &&
 	      strstr(out, "\"target_us\":1000"), "json: /t/p with its target and IOPS");
 	out = render(top_print_text, &rep);
-	check(strstr(out, "4000:1   /t/p ") && strstr(out, "1000us"), "text: a row for /t/p");
+	check(strstr(out, " TARGETus ") && strstr(text_row(out, "/t/p"), "/t/p ") &&
+	      strstr(text_row(out, "/t/p"), "     1000 "),
+	      "text: a row for /t/p, its target in us as the header says: %s", text_row(out, "/t/p"));
 	out = render(top_print_prom, &rep);
 	check(strstr(out, "iolat_target_seconds{device=\"4000:1\",cgroup=\"/t/p\"} 0.001\n") != NULL,
 	      "prometheus: /t/p's target");
@@ -819,7 +822,7 @@ static void test_interval_depth(void)
 	check_has(line, "\"last_scale\":\"down\",\"last_scale_by\":\"window\"",
 		  "interval depth: the parent's last scale and its reason");
 	line = text_row(render(top_print_text, &rep), "/dm/flap");
-	check(strstr(line, " missed  down ") && strstr(line, "     4      2     60% "),
+	check(strstr(line, " missed  down ") && strstr(line, "     4      2      60 "),
 	      "interval depth: text: action down, depth 4, lowest 2, 60%% limited: %s", line);
 	line = excerpt(render(top_print_text, &rep), "`- children's", "\n");
 	check_has(line, ", last down by window",
@@ -1662,7 +1665,7 @@ static const char *field(const char *line, int k)
 
 /*
  * The text columns only the events fill, by their field index in a row
- * (the path has no space): ACCLAT VERDICT ACTION MINDEP LIMITED COOKIE
+ * (the path has no space): ACCLAT VERDICT ACTION MINDEP LIMIT% COOKIE
  * CHG/s PAID/s WAIT/s WAITus MISSED.
  */
 static const int events_only_cols[] = { 4, 6, 7, 11, 12, 13, 15, 16, 17, 18, 19 };
@@ -1786,7 +1789,7 @@ static void test_fallback(void)
 		     "\"blkcg_maybe_throttle_current\":\"not in /proc/kallsyms (inlined)\"}") &&
 	      strstr(text, "  functions: blkcg_add_delay not attached: not in the kernel's BTF; "
 		     "blkcg_maybe_throttle_current not attached: not in /proc/kallsyms (inlined)\n") &&
-	      strstr(text, "LIMITED COOKIE CHG/s PAID/s WAIT/s"),
+	      strstr(text, "LIMIT% COOKIE CHG/s PAID/s WAIT/s"),
 	      "fallback no function: JSON and the header say why each is not attached:\n%.500s",
 	      text);
 	check(strstr(prom, "iolat_mode_info{mode=\"iostat\",reason=\"this kernel has no "
@@ -1969,7 +1972,7 @@ static void test_fallback_functions(void)
 	check(strstr(text, "lost 2 events  mode: io.stat + functions (this kernel has no "
 		     "iolatency tracepoints)\n  functions: blkcg_add_delay attached; "
 		     "blkcg_maybe_throttle_current attached\n") &&
-	      strstr(text, "without the events: ACCLAT VERDICT ACTION MINDEP LIMITED COOKIE "
+	      strstr(text, "without the events: ACCLAT VERDICT ACTION MINDEP LIMIT% COOKIE "
 		     "WAIT/s WAITus MISSED and culprits unknown (?)\n"),
 	      "fallback functions: the header names the functions, CHG/s PAID/s not unknown:\n%.600s",
 	      text);
@@ -2029,7 +2032,7 @@ static void test_fallback_functions(void)
 	snprintf(line, sizeof(line), "%s", text_row(text, "/fn/loose"));
 	check(strstr(text, "functions: blkcg_add_delay attached; blkcg_maybe_throttle_current "
 		     "not attached: not in /proc/kallsyms (inlined)\n") &&
-	      strstr(text, "LIMITED COOKIE PAID/s WAIT/s") &&
+	      strstr(text, "LIMIT% COOKIE PAID/s WAIT/s") &&
 	      !strcmp(field(line, 15), "5.0") && !strcmp(field(line, 16), "?") &&
 	      !strcmp(field(line, 17), "?"),
 	      "fallback one function: CHG/s 5.0, PAID/s and WAIT/s unknown, said why: %s\n%.500s",
@@ -3359,7 +3362,7 @@ static void test_text_numbers(void)
 		}
 		rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
 		line = text_row(render(top_print_text, &rep), "/tn");
-		check(r && strstr(line, " 1000us ") &&
+		check(r && strstr(line, "     1000 ") &&
 		      strstr(line, "       2    10.0 ") && strstr(line, " 100.0    0.2      4 ") &&
 		      strstr(line, "     9.9/0.1"),
 		      "text numbers: a row's rates and PSI rounded as printf does: %s", line);
@@ -3424,6 +3427,297 @@ static void test_sort_memo(void)
 	symlink("./fake1", fn);
 	iolat_sys_block_set(NULL);
 	iolat_dev_cache_reset();
+	fixture_free(&fx);
+}
+
+/* The paths of @m's first @n rows, each after a space (static). */
+static const char *paths_of(const struct top_model *m, size_t n)
+{
+	static char buf[8192];
+	size_t i, at = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && i < m->n && at < sizeof(buf); i++)
+		at += snprintf(buf + at, sizeof(buf) - at, " %s", m->v[i].path);
+	return buf;
+}
+
+/* The paths of the rows of a JSON report or a text one, in their order (static). */
+static const char *paths_in(const char *out, bool json)
+{
+	static char buf[8192];
+	const char *key = json ? "\"cgroup\":\"" : "\n4000:1   ", *s, *e;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (s = out; (s = strstr(s, key)) && at < sizeof(buf); s = e) {
+		s += strlen(key);
+		e = s + strcspn(s, json ? "\"" : " \n");
+		at += snprintf(buf + at, sizeof(buf) - at, " %.*s", (int)(e - s), s);
+	}
+	return buf;
+}
+
+/*
+ * The default order, by state: what needs a look first, whatever its
+ * path.  A tree where 50 idle groups sort before the rest by path: a
+ * group missing its windows (its parent /st names it culprit), a
+ * throttled sibling, a delayed one, two doing IO; /su throttled, its
+ * line naming /su/q.  Missing, throttled and delayed come first, each
+ * culprit right after the parent that names it, then by IO, the idle
+ * last; -r never shows a parent without the culprit its line names;
+ * IOPS that jitter (the same states) move no row.
+ */
+static void test_state_order(void)
+{
+	enum { IDLE = 50 };
+	static const char *const busy[] = { "/st/m", "/st/t", "/st/d", "/st/io1", "/st/io2",
+					    "/su", "/su/q" };
+	static const char *const want_cut4 = " /st /st/m /su /su/q";
+	char want[4096], first[4096], path[64];
+	struct fixture fx = {};
+	struct iolat_key gk[4], pk[2];
+	struct iolat_group g[4] = {
+		{ .has_window = 1, .last_met = 0, .last_action = IOLAT_ACT_DOWN,
+		  .windows = 3, .windows_missed = 3, .depth = IOLAT_DEPTH_MAX, .has_depth = 1,
+		  .depth_slot = { { 0, IOLAT_DEPTH_MAX, IOLAT_DEPTH_MAX } } },
+		{ .depth = 2, .has_depth = 1, .depth_slot = { { 0, 2, 2 } } },
+		{ .use_delay = 1, .has_use_delay = 1, .depth = IOLAT_DEPTH_MAX, .has_depth = 1,
+		  .depth_slot = { { 0, IOLAT_DEPTH_MAX, IOLAT_DEPTH_MAX } } },
+		{ .depth = 4, .has_depth = 1, .depth_slot = { { 0, 4, 4 } } },
+	};
+	struct iolat_parent p[2] = { { .cookie = 999990 }, { .cookie = TOP_DEFAULT_COOKIE } };
+	struct top_report rep = { .secs = 1, .rows = 1000, .batch = true };
+	/* IOPS of io1 and io2 each refresh: 50 and 300, then across 100 both ways. */
+	static const unsigned int iops[3][2] = { { 0, 0 }, { 50, 300 }, { 110, 95 } };
+	unsigned long long ios[2] = { 0, 0 };
+	const char *out;
+	size_t i;
+	int r, err = 0;
+
+	mkcg("/st");
+	mkcg("/su");
+	for (i = 0; i < IDLE; i++) {
+		snprintf(path, sizeof(path), "/st/a%02zu", i);
+		mkcg(path);
+		put_target(path, DEV1, 1000);
+	}
+	for (i = 0; i < sizeof(busy) / sizeof(*busy); i++) {
+		mkcg(busy[i]);
+		put_target(busy[i], DEV1, 2000);
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/s[tu](/|$)");
+	gk[0] = key(&fx, "/st/m", DEV1);
+	gk[1] = key(&fx, "/st/t", DEV1);
+	gk[2] = key(&fx, "/st/d", DEV1);
+	gk[3] = key(&fx, "/su", DEV1);
+	pk[0] = key(&fx, "/st", DEV1);
+	pk[1] = key(&fx, "/su", DEV1);
+	p[0].culprit_id = cgid(&fx.cgs, "/st/m");
+	p[1].culprit_id = cgid(&fx.cgs, "/su/q");
+	rep.m = &fx.m;
+	snprintf(want, sizeof(want), " /st /st/m /st/t /su /su/q /st/d /st/io2 /st/io1");
+	for (i = 0; i < IDLE; i++)
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), " /st/a%02zu", i);
+	for (r = 0; r < 3; r++) {
+		ios[0] += iops[r][0];
+		ios[1] += iops[r][1];
+		put("/st/io1/io.stat", "%s", iostat_line(DEV1, 4096 * ios[0], ios[0], NULL));
+		put("/st/io2/io.stat", "%s", iostat_line(DEV1, 4096 * ios[1], ios[1], NULL));
+		put("/st/io.stat", "%s", iostat_line(DEV1, 4096 * (ios[0] + ios[1]),
+						     ios[0] + ios[1], NULL));
+		err |= interval(&fx, gk, g, 4, pk, p, 2, 1);
+		top_model_sort_first(&fx.m, TOP_SORT_DEFAULT, 1000);
+		if (r == 1)
+			snprintf(first, sizeof(first), "%s", paths_of(&fx.m, fx.m.n));
+	}
+	check(!err && fx.m.n == IDLE + 8 && !strcmp(first, want),
+	      "state order: missing, throttled, delayed, then by IO, the idle last, a "
+	      "culprit after its parent:%.200s (want%.200s)", first, want);
+	check(!strcmp(paths_of(&fx.m, fx.m.n), first),
+	      "state order: IOPS across 100 both ways (50 -> 110, 300 -> 95), the same "
+	      "states: no row moves:%.200s", paths_of(&fx.m, fx.m.n));
+	out = render(top_print_json, &rep);
+	check(!strcmp(paths_in(out, true), first), "state order: JSON's rows in it:%.200s",
+	      paths_in(out, true));
+	out = render(top_print_text, &rep);
+	check(!strcmp(paths_in(out, false), first), "state order: the text's rows in it:%.200s",
+	      paths_in(out, false));
+	/* -r 5: the first five; -r 4 would end between /su and its culprit. */
+	top_model_sort_first(&fx.m, TOP_SORT_DEFAULT, 5);
+	rep.rows = 5;
+	out = render(top_print_json, &rep);
+	check(!strcmp(paths_in(out, true), " /st /st/m /st/t /su /su/q") &&
+	      strstr(out, "\"rows_shown\":5,"),
+	      "state order, -r 5: the two culprits and their parents:%s", paths_in(out, true));
+	top_model_sort_first(&fx.m, TOP_SORT_DEFAULT, 4);
+	rep.rows = 4;
+	out = render(top_print_json, &rep);
+	check(!strcmp(paths_in(out, true), want_cut4),
+	      "state order, -r 4: /su/q, which /su's line names, shown in /st/t's place:%s",
+	      paths_in(out, true));
+	out = render(top_print_text, &rep);
+	check(!strcmp(paths_in(out, false), want_cut4) && strstr(out, "scaled for /st/m") &&
+	      strstr(out, "scaled for /su/q"),
+	      "state order, -r 4: the text's rows, and the parents' lines:%s",
+	      paths_in(out, false));
+	/* By path, as before: the tree. */
+	top_model_sort(&fx.m, TOP_SORT_PATH);
+	check(!strcmp(fx.m.v[0].path, "/st") && !strcmp(fx.m.v[1].path, "/st/a00"),
+	      "sort by path: the tree order still (%s, %s first)", fx.m.v[0].path,
+	      fx.m.v[1].path);
+	/* The terminal: a screen of 10 lines, 60 columns. */
+	top_model_sort(&fx.m, TOP_SORT_DEFAULT);
+	rep.rows = 1000;
+	rep.batch = false;
+	rep.lines = 10;
+	rep.cols = 60;
+	{
+		size_t fit10 = top_text_fit(&rep), fit9, fit_r2, lines = 0, wide = 0;
+		const char *s, *e;
+
+		rep.lines = 9;
+		fit9 = top_text_fit(&rep);
+		rep.rows = 2;
+		fit_r2 = top_text_fit(&rep);
+		rep.rows = 1000;
+		/* 2 header lines, 1 for the cursor; /st and /su take 2 lines each. */
+		check(fit10 == 5 && fit9 == 3 && fit_r2 == 2,
+		      "terminal: rows that fit in 10 lines (5: two with a parent's line), 9 "
+		      "(3: /su would lose its culprit), 9 with -r 2 (2): %zu %zu %zu",
+		      fit10, fit9, fit_r2);
+		out = render(top_print_text, &rep);
+		out = strstr(out, "\033[2J") ? strstr(out, "\033[2J") + 4 : out;
+		for (s = out; *s; s = *e ? e + 1 : e) {
+			e = s + strcspn(s, "\n");
+			lines++;
+			wide += e - s > 60;
+		}
+		/* The title, the names, /st and its line, /st/m, /st/t. */
+		check(lines == 6 && !wide && strstr(out, "(3 shown") &&
+		      !strcmp(paths_in(out, false), " /st /st/m /st/t"),
+		      "terminal: 9 lines, 60 columns: %zu lines, %zu wider, rows%s", lines, wide,
+		      paths_in(out, false));
+		rep.lines = rep.cols = 0;
+		rep.batch = true;
+		out = render(top_print_text, &rep);
+		check(strlen(text_row(out, "/st/t")) > 150 && !strcmp(paths_in(out, false), first),
+		      "terminal: none (a pipe): every row, whole lines: %s", text_row(out, "/st/t"));
+	}
+	check(top_text_room(&fx.m, 24) == 21 && top_text_room(&fx.m, 3) == 0 &&
+	      top_text_room(&fx.m, 0) == (size_t)-1,
+	      "terminal: room for 21 rows in 24 lines, none in 3, no limit without one: "
+	      "%zu %zu %zu", top_text_room(&fx.m, 24), top_text_room(&fx.m, 3),
+	      top_text_room(&fx.m, 0));
+	fx.m.mode = TOP_MODE_IOSTAT;
+	fx.m.debug_stats = 0;
+	check(top_text_room(&fx.m, 24) == 18,
+	      "terminal: the io.stat mode's 3 more header lines counted: %zu",
+	      top_text_room(&fx.m, 24));
+	fx.m.mode = TOP_MODE_EVENTS;
+	fixture_free(&fx);
+}
+
+/*
+ * The state order at scale: 10,000 rows, every refresh.  A quiet refresh
+ * (the same rows, the same states) compares no row; one where the
+ * states moved sorts again, O(n) for the first k and O(k log k) for
+ * their order.  Neither allocates once the buffers are there.
+ */
+/* Milliseconds since *@t, and *@t now. */
+static double ms_lap(struct timespec *t)
+{
+	struct timespec now;
+	double ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (now.tv_sec - t->tv_sec) * 1e3 + (now.tv_nsec - t->tv_nsec) / 1e6;
+	*t = now;
+	return ms;
+}
+
+/* A refresh of the targets, @setup(m) before its computation. */
+static void refresh_rows(struct fixture *fx, void (*setup)(struct top_model *))
+{
+	top_model_begin(&fx->m, &fx->cgs);
+	top_model_add_targets(&fx->m, &fx->targets);
+	if (setup)
+		setup(&fx->m);
+	top_model_compute(&fx->m, 1);
+}
+
+/* Every tenth row throttled. */
+static void tenth_throttled(struct top_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i += 10) {
+		m->v[i].g.depth = 3;
+		m->v[i].g.has_depth = 1;
+	}
+}
+
+/*
+ * The state order at scale: 10,000 rows, every refresh.  A quiet refresh
+ * (the same rows, the same ranks) compares no row, as by path; one where
+ * the states moved selects again, O(n) for the first k and O(k log k)
+ * for their order.  Neither allocates once the buffers are there.  The
+ * times are printed beside the order by path's, for the record.
+ */
+static void test_state_order_scale(void)
+{
+	enum { N = 10000, K = 1000 };
+	struct fixture fx = {};
+	char path[64];
+	struct timespec t;
+	double path_first, path_quiet, first, quiet, moved;
+	size_t i;
+	void *v, *order;
+	bool ok, first_ok;
+
+	mkcg("/so");
+	for (i = 0; i < N; i++) {
+		snprintf(path, sizeof(path), "/so/g%05zu", (i * 7919) % N);
+		mkcg(path);
+		put_target(path, DEV1, 1000);
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/so/");
+	refresh_rows(&fx, NULL);
+	ms_lap(&t);
+	top_model_sort_first(&fx.m, TOP_SORT_PATH, K);
+	path_first = ms_lap(&t);
+	refresh_rows(&fx, NULL);
+	ms_lap(&t);
+	top_model_sort_first(&fx.m, TOP_SORT_PATH, K);
+	path_quiet = ms_lap(&t);
+	refresh_rows(&fx, NULL);
+	ms_lap(&t);
+	top_model_sort_first(&fx.m, TOP_SORT_DEFAULT, K);
+	first = ms_lap(&t);
+	v = fx.m.v;
+	order = fx.m.order;
+	refresh_rows(&fx, NULL);
+	ms_lap(&t);
+	top_model_sort_first(&fx.m, TOP_SORT_DEFAULT, K);
+	quiet = ms_lap(&t);
+	first_ok = !strcmp(fx.m.v[0].path, "/so/g00000") && !strcmp(fx.m.v[1].path, "/so/g00001");
+	/* Every tenth throttled now: they come first, in path order. */
+	refresh_rows(&fx, tenth_throttled);
+	ms_lap(&t);
+	top_model_sort_first(&fx.m, TOP_SORT_DEFAULT, K);
+	moved = ms_lap(&t);
+	ok = fx.m.n == N && first_ok;
+	for (i = 0; ok && i < K; i++)
+		ok = !strcmp(fx.m.v[i].state, "throttled") &&
+		     (!i || strcmp(fx.m.v[i - 1].path, fx.m.v[i].path) < 0);
+	printf("     %d rows, %d first: by path %.2f ms, %.2f ms quiet; by state %.2f ms "
+	       "(all idle), %.2f ms quiet, %.2f ms after a tenth changed state\n",
+	       N, K, path_first, path_quiet, first, quiet, moved);
+	check(ok && fx.m.order == order && (fx.m.v == v || fx.m.spare == v),
+	      "state order at %d rows: by path while all are idle, then the throttled "
+	      "first in path order (%s first), no buffer made again", N, fx.m.v[0].path);
 	fixture_free(&fx);
 }
 
@@ -3827,5 +4121,7 @@ int main(int argc, char **argv)
 	test_map_entries();
 	test_map_full();
 	test_many_devices();
+	test_state_order();
+	test_state_order_scale();
 	return check_done();
 }

@@ -46,7 +46,7 @@ need() {
 # The column names of the header printf that starts with "DEVICE", "CGROUP".
 columns() {
 	awk '/"DEVICE", "CGROUP"/ { on = 1 } on { print } on && /\);/ { exit }' "$1" |
-		grep -oE '"[A-Z][A-Za-z/]*"' | tr -d '"'
+		grep -oE '"[A-Z][A-Za-z/%]*"' | tr -d '"'
 }
 # JSON keys: \"key\": in format strings, and the helpers' key arguments.
 json_keys() {

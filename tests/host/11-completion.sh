@@ -36,7 +36,7 @@ $want"
 	note "${bin##*/} -<TAB>: the $(echo "$want" | wc -l) options of --help"
 done
 got=$(comp "$T/iolat-top" -s "")
-[ "$got" = "$(printf '%s\n' delay depth iops lat path waits)" ] || fail "iolat-top -s <TAB>: $got"
+[ "$got" = "$(printf '%s\n' delay depth iops lat path state waits)" ] || fail "iolat-top -s <TAB>: $got"
 got=$(comp "$T/iolat-top" --sort = de)
 [ "$got" = "$(printf '%s\n' delay depth)" ] || fail "iolat-top --sort=de<TAB>: $got"
 got=$(comp "$T/iolat-snoop" --device = "")

@@ -184,7 +184,7 @@ grep -E '^iolat0 +/iolat-p/loose ' /tmp/fb-text.out
 	fail "iolat-top --no-events -b exited $?"
 grep -q "mode: io.stat + functions (--no-events)" /tmp/fb-text.out &&
 	grep -q "^  functions: blkcg_add_delay attached; blkcg_maybe_throttle_current attached$" /tmp/fb-text.out &&
-	grep -q "without the events: ACCLAT VERDICT ACTION MINDEP LIMITED COOKIE WAIT/s WAITus MISSED" /tmp/fb-text.out ||
+	grep -q "without the events: ACCLAT VERDICT ACTION MINDEP LIMIT% COOKIE WAIT/s WAITus MISSED" /tmp/fb-text.out ||
 	fail "text header with the functions: $(head -4 /tmp/fb-text.out)"
 head -3 /tmp/fb-text.out
 grep -E '^iolat0 +/iolat-p/loose ' /tmp/fb-text.out

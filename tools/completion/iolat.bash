@@ -45,7 +45,7 @@ _iolat()
 		mapfile -t COMPREPLY < <(compgen -W "$(ls /sys/block 2>/dev/null)" -- "$cur")
 		return ;;
 	KEY)
-		# "... want path, lat, iops, depth, delay or waits"
+		# "... want state, path, lat, iops, depth, delay or waits"
 		mapfile -t COMPREPLY < <(compgen -W "$("$tool" -s '?' 2>&1 >/dev/null |
 			sed -n 's/.*want //p' | sed 's/,/ /g; s/ or / /')" -- "$cur")
 		return ;;
