@@ -990,11 +990,12 @@ void top_print_prom(FILE *f, const struct top_report *rep)
 	free(seen);
 	if (!has_bpf(m))
 		return;		/* no BPF side: nothing to lose, nothing to say */
+	prom_maps(f, m);
+	/* Last: a reader that finds it has read the file whole. */
 	fprintf(f, "# HELP iolat_lost_events_total Events the BPF side could not record, "
 		"a full map's aside (iolat_map_full_events_total).\n"
 		"# TYPE iolat_lost_events_total counter\niolat_lost_events_total %llu\n",
 		rep->lost);
-	prom_maps(f, m);
 }
 
 /*
