@@ -36,3 +36,27 @@ cat /tmp/snoop.txt
 grep -q 'depth max -> 8 (cookie' /tmp/snoop.txt || fail "text mode lacks the first depth step"
 grep -q 'induced delay ON: use_delay 0 -> 1' /tmp/snoop.txt || fail "text mode lacks use_delay on"
 ! grep -q '/iolat-p/tight' /tmp/snoop.txt || fail "-c did not filter out tight"
+
+# Event loss where it happens: a reader stopped under the flood fills the
+# ring buffer.  iolat-snoop says how many were lost, in its output and on
+# stderr, and iolat-why warns that its findings may rest on decisions it
+# never saw.
+"$TOOLS/iolat-snoop" -a -j -d iolat0 >/tmp/snoop-a.json 2>/tmp/snoop-a.err &
+sa=$!
+bg_track $sa
+wait_for 30 grep -q '"event":"throttle"' /tmp/snoop-a.json ||
+	fail "iolat-snoop -a: no throttle record under the flood: $(tail -3 /tmp/snoop-a.json)"
+kill -STOP $sa
+sleep 10
+kill -CONT $sa
+sleep 3
+kill -INT $sa
+wait $sa || fail "iolat-snoop -a exited $? after SIGSTOP, SIGCONT and SIGINT"
+jq -e -s 'map(select(.event == "lost")) | length > 0 and all(.lost_events_new > 0)' \
+	/tmp/snoop-a.json >/dev/null ||
+	fail "iolat-snoop stopped 10 s under a flood reports no loss: $(jq -r .event /tmp/snoop-a.json | sort | uniq -c | tr '\n' ' ')"
+grep -q "lost [0-9]* events" /tmp/snoop-a.err || fail "the loss is not said on stderr: $(cat /tmp/snoop-a.err)"
+"$TOOLS/iolat-why" --snoop /tmp/snoop-a.json >/tmp/why-a.txt 2>&1
+grep -q "the tools lost events (iolat-snoop [1-9]" /tmp/why-a.txt ||
+	fail "iolat-why does not say its findings may rest on lost decisions: $(head -5 /tmp/why-a.txt)"
+note "stopped 10 s under the flood: $(jq -s 'map(select(.event == "lost")) | last | .lost_events' /tmp/snoop-a.json) events lost, said in the records, on stderr and by iolat-why"
