@@ -6,11 +6,8 @@
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
 tmp=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
-T=$REPO/tools
-"${CC:-cc}" -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
-	-I"$T" -I"$REPO/bpf" -o "$tmp/snoop-test" "$REPO/tests/host/12-snoop.c" \
-	"$T/iolat-snoop-output.c" "$T/iolat-common.c" -lbpf -lm 2>&1 ||
-	fail "the test program does not build"
+host_cc "$tmp/snoop-test" "$REPO/tests/host/12-snoop.c" \
+	"$T/iolat-snoop-output.c" "$T/iolat-common.c"
 "$tmp/snoop-test" "$tmp/records.json" || fail "the snoop test failed"
 if command -v jq >/dev/null; then
 	jq -e . "$tmp/records.json" >/dev/null || fail "a JSON record does not parse: $(cat "$tmp/records.json")"

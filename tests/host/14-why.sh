@@ -15,13 +15,9 @@
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
 tmp=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
-T=$REPO/tools
 D=$REPO/tests/host/data
 W=$tmp/iolat-why
-"${CC:-cc}" -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
-	-I"$T" -I"$REPO/bpf" -o "$W" "$T/iolat-why.c" "$T/iolat-why-model.c" "$T/iolat-why-rules.c" \
-	"$T/iolat-json.c" "$T/iolat-common.c" "$T/iolat-cgroup.c" "$T/iolat-map.c" -lbpf -lm 2>&1 ||
-	fail "iolat-why does not build"
+host_cc "$W" "${WHY_SRCS[@]}"
 
 # rules ARGS...: the rules iolat-why -j finds, sorted, on one line in
 # $got; its exit status in $rc.

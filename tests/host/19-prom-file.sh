@@ -5,11 +5,7 @@
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
 tmp=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
-T=$REPO/tools
-"${CC:-cc}" -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
-	-I"$T" -I"$REPO/bpf" -o "$tmp/prom-test" "$REPO/tests/host/19-prom-file.c" \
+host_cc "$tmp/prom-test" "$REPO/tests/host/19-prom-file.c" \
 	"$T/iolat-cgroup.c" "$T/iolat-top-model.c" "$T/iolat-top-output.c" \
-	"$T/iolat-common.c" "$T/iolat-map.c" -lbpf -lm \
-	-Wl,--wrap=write,--wrap=fsync 2>&1 ||
-	fail "the test program does not build"
+	"$T/iolat-common.c" "$T/iolat-map.c" -Wl,--wrap=write,--wrap=fsync
 "$tmp/prom-test" "$tmp" || fail "the -P file test failed"

@@ -8,12 +8,8 @@ tmp=$(mktemp -d) || fail "mktemp"
 # A chain past PATH_MAX: rm -rf walks it by descriptors.
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/cg" "$tmp/flat"
-T=$REPO/tools
-"${CC:-cc}" -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
-	-I"$T" -I"$REPO/bpf" -o "$tmp/walk-test" "$REPO/tests/host/21-walk.c" \
-	"$T/iolat-cgroup.c" "$T/iolat-common.c" "$T/iolat-map.c" -lbpf -lm \
-	-Wl,--wrap=openat,--wrap=close 2>&1 ||
-	fail "the test program does not build"
+host_cc "$tmp/walk-test" "$REPO/tests/host/21-walk.c" \
+	"$T/iolat-cgroup.c" "$T/iolat-common.c" "$T/iolat-map.c" -Wl,--wrap=openat,--wrap=close
 "$tmp/walk-test" "$tmp/cg" || fail "the walk test failed"
 # What a refresh of iolat-top pays for 10,000 cgroups: counted, timed.
 "$tmp/walk-test" "$tmp/flat" 10000 || fail "the flat walk failed"

@@ -15,12 +15,8 @@
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
 tmp=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
-T=$REPO/tools
 W=$tmp/iolat-why
-"${CC:-cc}" -O2 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
-	-I"$T" -I"$REPO/bpf" -o "$W" "$T/iolat-why.c" "$T/iolat-why-model.c" "$T/iolat-why-rules.c" \
-	"$T/iolat-json.c" "$T/iolat-common.c" "$T/iolat-cgroup.c" "$T/iolat-map.c" -lbpf -lm 2>&1 ||
-	fail "iolat-why does not build"
+HOST_OPT=-O2 host_cc "$W" "${WHY_SRCS[@]}"
 
 # gen INTERVALS: iolat-top -j 1 of the tree above, rows as top_print_json()
 # prints them (the keys of tests/host/data/gen-why.sh's rows).

@@ -6,9 +6,6 @@
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
 tmp=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
-T=$REPO/tools
-"${CC:-cc}" -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
-	-I"$T" -I"$REPO/bpf" -o "$tmp/json-test" "$REPO/tests/host/23-json.c" \
-	"$T/iolat-json.c" "$T/iolat-why-model.c" "$T/iolat-common.c" -lbpf -lm 2>&1 ||
-	fail "the test program does not build"
+host_cc "$tmp/json-test" "$REPO/tests/host/23-json.c" \
+	"$T/iolat-json.c" "$T/iolat-why-model.c" "$T/iolat-common.c"
 "$tmp/json-test" || fail "the JSON reader test failed"

@@ -6,6 +6,10 @@ set -u
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${BUILD:-$REPO/build}
 fail() { echo "FAIL: $*" >&2; exit 1; }
+T=$REPO/tools
+# iolat-why's sources, for the tests that build it.
+WHY_SRCS=("$T/iolat-why.c" "$T/iolat-why-model.c" "$T/iolat-why-rules.c" "$T/iolat-json.c"
+	"$T/iolat-common.c" "$T/iolat-cgroup.c" "$T/iolat-map.c")
 skip() { echo "SKIP: $*"; exit 77; }
 note() { echo "# $*"; }
 
@@ -74,4 +78,15 @@ json_keys_check() {
 	[ -z "$missing" ] || fail "$1: README.md lists keys its JSON never has: $(echo $missing)"
 	[ -z "$extra" ] || fail "$1: its JSON has keys README.md does not list: $(echo $extra)"
 	note "$1: the $(echo "$doc" | wc -l) keys README.md lists are the keys of its JSON"
+}
+
+# host_cc OUT ARG...: a program built from ARGs (sources of tools/ and
+# tests/host/, linker options) with the tools' warnings as errors, or
+# fail.  HOST_OPT: the optimisation, -g -O1 unless set.
+host_cc() {
+	local out=$1
+	shift
+	"${CC:-cc}" ${HOST_OPT:--g -O1} -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
+		-I"$T" -I"$REPO/bpf" -o "$out" "$@" -lbpf -lm 2>&1 ||
+		fail "${out##*/} does not build"
 }
