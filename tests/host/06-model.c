@@ -38,6 +38,33 @@ static char root[4096];
  */
 static unsigned long n_open, n_read, n_pread, n_close;
 
+/*
+ * Which cgroup's io.pressure the calls touched, for the fake tree's
+ * /pq/gK (K from 1; /pq's own is 0): psi_touch[K] gets 1 for an open,
+ * 2 for a pread, while psi_touch is set.  A descriptor's K, while open.
+ */
+static unsigned char *psi_touch;
+static size_t psi_touch_n;
+static unsigned int fd_cg[1 << 16];	/* K + 1; 0: not one of those */
+
+/* The K of @path, ROOT/pq/gK/io.pressure or ROOT/pq/io.pressure; -1 if neither. */
+static long pq_of(const char *path)
+{
+	size_t len = strlen(root);
+	unsigned long k;
+	int end = 0;
+
+	if (strncmp(path, root, len))
+		return -1;
+	path += len;
+	if (!strcmp(path, "/pq/io.pressure"))
+		return 0;
+	if (sscanf(path, "/pq/g%lu/io.pressure%n", &k, &end) == 1 && end &&
+	    !path[end] && k < psi_touch_n)
+		return k;
+	return -1;
+}
+
 int __real_open(const char *path, int flags, ...);
 ssize_t __real_read(int fd, void *buf, size_t len);
 ssize_t __real_pread(int fd, void *buf, size_t len, off_t off);
@@ -47,6 +74,8 @@ int __wrap_open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 	va_list ap;
+	long k;
+	int fd;
 
 	if (flags & O_CREAT) {
 		va_start(ap, flags);
@@ -54,7 +83,13 @@ int __wrap_open(const char *path, int flags, ...)
 		va_end(ap);
 	}
 	n_open++;
-	return __real_open(path, flags, mode);
+	fd = __real_open(path, flags, mode);
+	if (psi_touch && (k = pq_of(path)) >= 0) {
+		psi_touch[k] |= 1;
+		if (fd >= 0 && fd < (int)(sizeof(fd_cg) / sizeof(*fd_cg)))
+			fd_cg[fd] = k + 1;
+	}
+	return fd;
 }
 
 ssize_t __wrap_read(int fd, void *buf, size_t len)
@@ -66,12 +101,16 @@ ssize_t __wrap_read(int fd, void *buf, size_t len)
 ssize_t __wrap_pread(int fd, void *buf, size_t len, off_t off)
 {
 	n_pread++;
+	if (psi_touch && fd >= 0 && fd < (int)(sizeof(fd_cg) / sizeof(*fd_cg)) && fd_cg[fd])
+		psi_touch[fd_cg[fd] - 1] |= 2;
 	return __real_pread(fd, buf, len, off);
 }
 
 int __wrap_close(int fd)
 {
 	n_close++;
+	if (fd >= 0 && fd < (int)(sizeof(fd_cg) / sizeof(*fd_cg)))
+		fd_cg[fd] = 0;
 	return __real_close(fd);
 }
 
@@ -3195,18 +3234,154 @@ static void test_refresh_calls(void)
 	check(!nrec, "calls: with the walk, the 100 busy cgroups' rows have their records' "
 	      "counters, the others none: %zu rows wrong", nrec);
 	/*
-	 * The walk: a pread a row shown every other second (the kernel's
-	 * averages move every 2 s), and each time the open of /sc's
-	 * io.pressure, which the fake tree lacks.
+	 * The walk: no pread for the rows shown, whose counters stand still
+	 * and whose pressure was 0 at the files' first refresh, 2 to 4 s
+	 * before (IOLAT_PSI_QUIET_NS; test_psi_quiet() has the busy ones),
+	 * and each time the open of /sc's io.pressure, which the fake tree
+	 * lacks.
 	 */
-	check(fx.m.n == N + 1 && files >= 3 * N && walk[0] == 100 && walk[1] == 1 &&
-	      walk[2] == 100,
-	      "calls: a refresh with the walk makes one call a row shown every other second "
-	      "(%lu, %lu, %lu), none per cgroup; with the files %lu", walk[0], walk[1],
-	      walk[2], files);
+	check(fx.m.n == N + 1 && files >= 3 * N && walk[0] == 1 && walk[1] == 1 &&
+	      walk[2] == 1,
+	      "calls: a refresh with the walk makes no call for rows shown that are idle at "
+	      "0 pressure (%lu, %lu, %lu), none per cgroup; with the files %lu", walk[0],
+	      walk[1], walk[2], files);
 	fx.m.iostat = NULL;
 	iolat_iostat_set_free(&set);
 	fixture_free(&fx);
+}
+
+#define PQ_ZERO "some avg10=0.00 avg60=0.00 avg300=0.00 total=1\n" \
+	"full avg10=0.00 avg60=0.00 avg300=0.00 total=1\n"
+#define PQ_SOME "some avg10=0.40 avg60=0.00 avg300=0.00 total=9\n" \
+	"full avg10=0.00 avg60=0.00 avg300=0.00 total=9\n"
+
+/* /pq/gK's role in test_psi_quiet(): busy (IO, delay paid, use_delay, IO on its 2nd device). */
+static bool pq_busy(size_t k)
+{
+	return k == 0 || k % 100 == 3 || k == 205 || k == 305 || k == 405;
+}
+
+/*
+ * -P reads every row's io.pressure: at 10,000 cgroups most of them
+ * idle and past the files kept open.  1,200 cgroups, 300 files kept:
+ * the first refresh reads all; the next ones read only a cgroup busy on
+ * some device (IO, delay paid, use_delay) or whose last pressure was
+ * not 0, kept open or not, until IOLAT_PSI_QUIET_NS after an idle one's
+ * last read, which a change in between waits for.
+ */
+static void test_psi_quiet(void)
+{
+	enum { N = 1200, MAX = 300, PASSES = 5 };
+	static const double at_s[PASSES] = { 1, 3, 5, 10.5, 12.5 };
+	static unsigned char touched[N + 1];
+	struct fixture fx = {};
+	struct iolat_key gk[2];
+	struct iolat_group g[2] = {};
+	unsigned long calls[PASSES];
+	size_t k, i, wrong[PASSES] = {}, nread[PASSES] = {}, kept_read = 0, unkept_read = 0;
+	size_t bad_psi = 0;
+	double g500[PASSES];
+	char path[64], line[2][128];
+	int before, pass;
+
+	mkcg("/pq");
+	put("/pq/io.pressure", PQ_ZERO);
+	for (k = 1; k <= N; k++) {
+		snprintf(path, sizeof(path), "/pq/g%zu", k);
+		mkcg(path);
+		if (k == 405) {
+			snprintf(path, sizeof(path), "/pq/g%zu/io.latency", k);
+			put(path, "4000:1 target=1000\n4000:2 target=1000\n");
+		} else {
+			put_target(path, DEV1, 1000);
+		}
+		snprintf(path, sizeof(path), "/pq/g%zu/io.pressure", k);
+		put(path, "%s", k % 100 == 7 ? PQ_SOME : PQ_ZERO);
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/pq");
+	fx.m.psi.max = MAX;
+	fx.m.psi.max_set = true;
+	gk[0] = key(&fx, "/pq/g205", DEV1);	/* pays delay, no IO */
+	gk[1] = key(&fx, "/pq/g305", DEV1);	/* use_delay on, no IO */
+	g[1].use_delay = 1;
+	g[1].has_use_delay = 1;
+	before = open_fds();
+	for (pass = 0; pass < PASSES; pass++) {
+		/* IO: /pq (its children are read for it) and a tenth of a tenth. */
+		put("/pq/io.stat", "%s", iostat_line(DEV1, 4096ULL * N * (pass + 1),
+						     (unsigned long long)N * (pass + 1), NULL));
+		for (k = 3; k <= N; k += 100) {
+			snprintf(path, sizeof(path), "/pq/g%zu/io.stat", k);
+			put(path, "%s", iostat_line(DEV1, 4096ULL * (pass + 1), pass + 1, NULL));
+		}
+		/* 405: its 4000:1 row idle, the 4000:2 one (sorted after) busy. */
+		snprintf(line[0], sizeof(line[0]), "%s", iostat_line(DEV1, 4096, 1, NULL));
+		snprintf(line[1], sizeof(line[1]), "%s", iostat_line(DEV2, 4096ULL * (pass + 1),
+								   pass + 1, NULL));
+		put("/pq/g405/io.stat", "%s%s", line[0], line[1]);
+		g[0].paid_ns = 1000000ULL * (pass + 1);
+		/* Pressure without its own IO: seen once the idle one's last read is old enough. */
+		if (pass == 2)
+			put("/pq/g500/io.pressure", PQ_SOME);
+		interval(&fx, gk, g, 2, NULL, NULL, 0, 1);
+		fx.m.now_ns = (__u64)(at_s[pass] * 1e9);
+		memset(touched, 0, sizeof(touched));
+		psi_touch = touched;
+		psi_touch_n = N + 1;
+		calls_since();
+		top_model_add_pressure(&fx.m, fx.m.n);
+		calls[pass] = calls_since();
+		psi_touch = NULL;
+		for (k = 0; k <= N; k++) {
+			bool want = pass == 0 || pass == PASSES - 1 || pq_busy(k) || k % 100 == 7;
+
+			nread[pass] += touched[k] != 0;
+			wrong[pass] += !touched[k] != !want;
+			if (pass == 1 && touched[k] == 2)
+				kept_read++;
+			else if (pass == 1 && touched[k] == 3)
+				unkept_read++;
+		}
+		g500[pass] = row(&fx.m, DEV1, "/pq/g500") ? row(&fx.m, DEV1, "/pq/g500")->psi_some : -1;
+		/* Every row has what its file says (g500's aside), read or not. */
+		for (i = 0; i < fx.m.n; i++) {
+			const struct top_row *r = &fx.m.v[i];
+
+			if (sscanf(r->path, "/pq/g%zu", &k) != 1)
+				k = 0;
+			if (k != 500)
+				bad_psi += r->psi_some != (k % 100 == 7 ? 0.4 : 0) ||
+					r->psi_full != 0;
+		}
+	}
+	printf("     io.pressure of %zu rows (%d cgroups, %d files kept), refreshes at "
+	       "1, 3, 5, 10.5, 12.5 s: %lu %lu %lu %lu %lu calls, %zu %zu %zu %zu %zu "
+	       "cgroups read\n", fx.m.n, N + 1, MAX, calls[0], calls[1], calls[2], calls[3],
+	       calls[4], nread[0], nread[1], nread[2], nread[3], nread[4]);
+	check(!wrong[0] && nread[0] == N + 1,
+	      "psi quiet: the first refresh reads every cgroup (%zu of %d, %lu calls)",
+	      nread[0], N + 1, calls[0]);
+	check(!wrong[1] && !wrong[2] && nread[1] < 50 && calls[1] < 150 && calls[2] < 150,
+	      "psi quiet: the next two read only the busy cgroups and those under pressure "
+	      "(%zu, %zu cgroups wrong; %zu read, %lu and %lu calls)", wrong[1], wrong[2],
+	      nread[1], calls[1], calls[2]);
+	check(kept_read && unkept_read,
+	      "psi quiet: of those, kept files read again (%zu) and files past the limit "
+	      "opened again (%zu)", kept_read, unkept_read);
+	check(!wrong[3] && g500[2] == 0 && g500[3] == 0,
+	      "psi quiet: an idle cgroup at 0 not read again 9.5 s after its last read (%zu "
+	      "wrong), its new pressure not seen yet (%.2f, %.2f)", wrong[3], g500[2], g500[3]);
+	check(!wrong[4] && nread[4] == N + 1 && g500[4] == 0.4,
+	      "psi quiet: 11.5 s after it, every cgroup read again (%zu of %d), g500's "
+	      "pressure seen (%.2f)", nread[4], N + 1, g500[4]);
+	check(!bad_psi, "psi quiet: every row's pressure as its file says, read or kept: "
+	      "%zu rows wrong", bad_psi);
+	check(iolat_psi_open(&fx.m.psi) == MAX && open_fds() - before == MAX,
+	      "psi quiet: %d files kept open (%zu said, %d open), the rest opened when read",
+	      MAX, iolat_psi_open(&fx.m.psi), open_fds() - before);
+	fixture_free(&fx);
+	check(open_fds() == before, "psi quiet: none left open after the model is freed");
 }
 
 /*
@@ -4114,6 +4289,7 @@ int main(int argc, char **argv)
 	test_iostat_walk();
 	test_psi_files();
 	test_refresh_calls();
+	test_psi_quiet();
 	test_sort_first();
 	test_text_numbers();
 	test_sort_memo();
