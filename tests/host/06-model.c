@@ -114,6 +114,34 @@ int __wrap_close(int fd)
 	return __real_close(fd);
 }
 
+/*
+ * The writers' calls into stdio that cost per call (printf's parsing and
+ * floating point, a lock a character), counted the same way; a build
+ * with _FORTIFY_SOURCE would call __fprintf_chk instead (06-model.sh
+ * turns it off).
+ */
+static unsigned long n_fprintf, n_fputc;
+
+int __real_fputc(int c, FILE *f);
+
+int __wrap_fprintf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n_fprintf++;
+	va_start(ap, fmt);
+	n = vfprintf(f, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int __wrap_fputc(int c, FILE *f)
+{
+	n_fputc++;
+	return __real_fputc(c, f);
+}
+
 /* The counted calls since the last look. */
 static unsigned long calls_since(void)
 {
@@ -3385,6 +3413,170 @@ static void test_psi_quiet(void)
 }
 
 /*
+ * -P's values: an integer in [0, 2^53) written without printf, with the
+ * digits "%.17g" writes (what readers parsed before), anything else by
+ * printf; the labels escaped as before.  No printf and no call a
+ * character per row: at 10,000 rows those were most of a refresh's cost.
+ */
+static void test_prom_numbers(void)
+{
+	enum { N = 1000, FEW = 10 };
+	static const double psi[] = {
+		0, -0.0, 100, 50, 1e-7, 1e22, 900719925474099100.0, 900719925474099200.0,
+		-100, 33.333, 9.95, 1e-300, 5e-324, INFINITY, 1.5, 1e17, 4503599627370495.5,
+		NAN,
+	};
+	static const unsigned long long wins[] = {
+		0, 1, 9, 10, 4294967296ULL, 9007199254740991ULL, 9007199254740992ULL,
+		9007199254740993ULL, 18446744073709551615ULL, 1000000000000000ULL, 123456789,
+	};
+	static const int delays[] = { -1, 0, 1, 2147483647, -2147483647 - 1 };
+	const size_t npsi = sizeof(psi) / sizeof(*psi), nwin = sizeof(wins) / sizeof(*wins);
+	const size_t ndel = sizeof(delays) / sizeof(*delays);
+	struct fixture fx = {};
+	struct top_report rep = {};
+	const char *out;
+	char path[128], want[512], first[600] = "";
+	unsigned long fp[2], fc[2];
+	size_t i, lines[2], bad = 0;
+	int pass;
+
+	mkcg("/pn");
+	for (i = 0; i < N; i++) {
+		snprintf(path, sizeof(path), "/pn/a-rather-longer-name-%04zu", i);
+		mkcg(path);
+		put_target(path, DEV1, 1000);
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/pn/");
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	rep.m = &fx.m;
+	for (i = 0; i < fx.m.n; i++) {
+		struct top_row *r = &fx.m.v[i];
+
+		r->has_group = true;
+		r->g.windows = wins[i % nwin];
+		r->g.has_use_delay = 1;
+		r->g.use_delay = delays[i % ndel];
+		r->psi_some = psi[i % npsi];
+	}
+	out = render(top_print_prom, &rep);
+	for (i = 0; i < fx.m.n; i++) {
+		const struct top_row *r = &fx.m.v[i];
+		char v[64];
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			double d = k == 0 ? (double)r->g.windows : k == 1 ? r->g.use_delay :
+				   r->psi_some / 100;
+
+			if (isinf(d))
+				snprintf(v, sizeof(v), "+Inf");
+			else
+				snprintf(v, sizeof(v), "%.17g", d);
+			if (k == 2)
+				snprintf(want, sizeof(want),
+					 "\niolat_io_pressure_some_ratio{cgroup=\"%s\"} %s\n",
+					 r->path, v);
+			else
+				snprintf(want, sizeof(want), "\n%s{device=\"4000:1\",cgroup=\"%s\"} %s\n",
+					 k ? "iolat_use_delay" : "iolat_windows_total", r->path, v);
+			/* A NaN pressure is no metric. */
+			if (k == 2 && isnan(d)) {
+				snprintf(want, sizeof(want), "\niolat_io_pressure_some_ratio{cgroup="
+					 "\"%s\"}", r->path);
+				if (strstr(out, want) && !bad++)
+					snprintf(first, sizeof(first), "NaN written: %s", want + 1);
+				continue;
+			}
+			if (!strstr(out, want) && !bad++)
+				snprintf(first, sizeof(first), "%s", want + 1);
+		}
+	}
+	check(!bad, "prom numbers: every value as \"%%.17g\" writes it (0, -0, 1, 2^53 - 1, "
+	      "2^53, 2^64 - 1, 0.5, 1e-9, 1e20, -1, +Inf, ...): %zu wrong%s%s", bad,
+	      bad ? ", first: " : "", first);
+	/* Integers all: the calls the writer makes for 1,000 rows and for 10. */
+	for (i = 0; i < fx.m.n; i++) {
+		fx.m.v[i].g.windows = i * 1000003ULL;
+		fx.m.v[i].g.use_delay = 0;
+		fx.m.v[i].psi_some = i % 2 ? 100 : 0;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		size_t n = fx.m.n;
+		const char *s;
+
+		if (pass)
+			fx.m.n = FEW;
+		fp[pass] = n_fprintf;
+		fc[pass] = n_fputc;
+		out = render(top_print_prom, &rep);
+		fp[pass] = n_fprintf - fp[pass];
+		fc[pass] = n_fputc - fc[pass];
+		for (s = out, lines[pass] = 0; (s = strchr(s, '\n')); s++)
+			lines[pass]++;
+		fx.m.n = n;
+	}
+	printf("     -P of %d rows: %zu lines, %lu fprintf() and %lu fputc() calls; of %d "
+	       "rows: %zu lines, %lu and %lu\n", N, lines[0], fp[0], fc[0], FEW, lines[1],
+	       fp[1], fc[1]);
+	check(fp[0] == fp[1] && fc[0] - fc[1] <= lines[0] - lines[1],
+	      "prom numbers: integers and plain labels cost no printf a row (%lu calls for "
+	      "%d rows, %lu for %d) and at most a fputc() a line (%lu more for %zu more lines)",
+	      fp[0], N, fp[1], FEW, fc[0] - fc[1], lines[0] - lines[1]);
+	fixture_free(&fx);
+}
+
+/*
+ * The one escape, for Prometheus labels and JSON strings, where a run of
+ * plain bytes is written whole: the same bytes as one escape at a time.
+ */
+static void test_label_runs(void)
+{
+	static const struct {
+		const char *in, *label, *json;
+	} cases[] = {
+		{ "", "", "\"\"" },
+		{ "/plain/path-0", "/plain/path-0", "\"/plain/path-0\"" },
+		{ "/a\"b\\c", "/a\\\"b\\\\\\\\c", "\"/a\\\"b\\\\\\\\c\"" },
+		{ "\x01/d\xc3\xa9" "e\xff" "z\x7f", "\\\\x01/d\xc3\xa9" "e\\\\xffz\\\\x7f",
+		  "\"\\\\x01/d\xc3\xa9" "e\\\\xffz\\\\x7f\"" },
+		{ "x\xc2\x85y\xe2\x80\xaez\"", "x\\\\xc2\\\\x85y\\\\xe2\\\\x80\\\\xaez\\\"",
+		  "\"x\\\\xc2\\\\x85y\\\\xe2\\\\x80\\\\xaez\\\"\"" },
+		{ "\xe6\x97\xa5\xe6\x9c\xac/\t", "\xe6\x97\xa5\xe6\x9c\xac/\\\\x09",
+		  "\"\xe6\x97\xa5\xe6\x9c\xac/\\\\x09\"" },
+	};
+	size_t i, bad = 0;
+	char got[2][512], *buf;
+	size_t len;
+	FILE *f;
+
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		f = open_memstream(&buf, &len);
+		iolat_prom_label(f, cases[i].in);
+		fclose(f);
+		snprintf(got[0], sizeof(got[0]), "%s", buf);
+		free(buf);
+		f = open_memstream(&buf, &len);
+		iolat_json_str(f, cases[i].in);
+		fclose(f);
+		snprintf(got[1], sizeof(got[1]), "%s", buf);
+		free(buf);
+		if (strcmp(got[0], cases[i].label) || strcmp(got[1], cases[i].json)) {
+			bad++;
+			printf("     case %zu: label '%s' json '%s'\n", i, got[0], got[1]);
+		}
+	}
+	/* Its own text: JSON's escapes alone. */
+	f = open_memstream(&buf, &len);
+	iolat_json_text(f, "a\x01\"b\\c\x1f\xc3\xa9");
+	fclose(f);
+	check(!bad && !strcmp(buf, "\"a\\u0001\\\"b\\\\c\\u001f\xc3\xa9\""),
+	      "labels: escaped names in runs, the same bytes (%zu wrong); own text: %s", bad, buf);
+	free(buf);
+}
+
+/*
  * A report of -r K rows sorts only its K first (a selection, then a
  * sort of those): the same K rows in the same order as a sort of all,
  * every row still there once; by path (two devices, their names from
@@ -4290,6 +4482,8 @@ int main(int argc, char **argv)
 	test_psi_files();
 	test_refresh_calls();
 	test_psi_quiet();
+	test_prom_numbers();
+	test_label_runs();
 	test_sort_first();
 	test_text_numbers();
 	test_sort_memo();

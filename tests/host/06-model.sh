@@ -7,11 +7,11 @@ tmp=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/cg"
 T=$REPO/tools
-"${CC:-cc}" -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
+"${CC:-cc}" -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 -U_FORTIFY_SOURCE \
 	-I"$T" -I"$REPO/bpf" -o "$tmp/model-test" "$REPO/tests/host/06-model.c" \
 	"$T/iolat-cgroup.c" "$T/iolat-top-model.c" "$T/iolat-top-output.c" \
 	"$T/iolat-common.c" "$T/iolat-map.c" -lbpf -lm \
-	-Wl,--wrap=open,--wrap=read,--wrap=pread,--wrap=close 2>&1 ||
+	-Wl,--wrap=open,--wrap=read,--wrap=pread,--wrap=close,--wrap=fprintf,--wrap=fputc 2>&1 ||
 	fail "the test program does not build"
 "$tmp/model-test" "$tmp/cg" "$tmp/records.json" || fail "the model test failed"
 # The JSON keys README.md documents, against the reports it wrote.
