@@ -1465,6 +1465,19 @@ static size_t psi_max(void)
 	return rl.rlim_cur / 2 - 64 < 65536 ? rl.rlim_cur / 2 - 64 : 65536;
 }
 
+/* Is slot @f's file to be read again now, or are its last figures as good? */
+static bool psi_due(const struct iolat_psi_files *p, const struct iolat_psi_file *f)
+{
+	__u64 age = p->now_ns - f->read_ns;
+
+	if (f->err)
+		return true;
+	if (age < IOLAT_PSI_REREAD_NS)
+		return false;	/* the kernel's averages as they were */
+	/* Quiet at 0: see IOLAT_PSI_QUIET_NS. */
+	return f->busy == p->tick + 1 || f->some || f->full || age >= IOLAT_PSI_QUIET_NS;
+}
+
 int iolat_psi_read(struct iolat_psi_files *p, __u64 id, const char *path,
 		   double *some, double *full)
 {
@@ -1481,62 +1494,91 @@ int iolat_psi_read(struct iolat_psi_files *p, __u64 id, const char *path,
 		if (f->used == p->tick)	/* read in this tick: its other rows */
 			goto out;
 		f->used = p->tick;
-		if (f->fd >= 0 && !f->err && p->now_ns - f->read_ns < IOLAT_PSI_REREAD_NS)
-			goto out;	/* the kernel's averages as they were */
-		f->read_ns = p->now_ns;
-		f->err = pressure_pread(f->fd, &f->some, &f->full);
-		if (f->err == -ENODEV) {	/* the cgroup is gone */
-			close(f->fd);
-			f->fd = -1;
+		if (!psi_due(p, f))
+			goto out;
+		if (f->fd >= 0) {
+			f->read_ns = p->now_ns;
+			f->err = pressure_pread(f->fd, &f->some, &f->full);
+			if (f->err == -ENODEV) {	/* the cgroup is gone */
+				close(f->fd);
+				f->fd = -1;
+				p->nfd--;
+			}
+			goto out;
 		}
-		goto out;
 	}
 	fd = pressure_open(path);
-	if (fd < 0)
-		return fd;
-	if (p->n >= p->max || (2 * (p->n + 1) > p->cap &&
-			       psi_rehash(p, p->cap ? 2 * p->cap : 64))) {
-		err = pressure_pread(fd, some, full);	/* not kept */
-		close(fd);
-		return err;
+	if (fd < 0) {
+		if (!f || !f->id)
+			return fd;
+		f->read_ns = p->now_ns;
+		f->err = fd;
+		goto out;
 	}
-	f = psi_slot(p, id);
-	f->id = id;
-	f->fd = fd;
-	f->used = p->tick;
+	if (!f || !f->id) {
+		if (2 * (p->n + 1) > p->cap && psi_rehash(p, p->cap ? 2 * p->cap : 64)) {
+			err = pressure_pread(fd, some, full);	/* no memory for a slot */
+			close(fd);
+			return err;
+		}
+		f = psi_slot(p, id);
+		f->id = id;
+		f->fd = -1;
+		f->used = p->tick;
+		f->busy = 0;
+		p->n++;
+	}
 	f->read_ns = p->now_ns;
 	f->err = pressure_pread(fd, &f->some, &f->full);
-	p->n++;
+	if (p->nfd < p->max && f->err != -ENODEV) {
+		f->fd = fd;
+		p->nfd++;
+	} else {
+		close(fd);
+	}
 out:
 	*some = f->some;
 	*full = f->full;
 	return f->err;
 }
 
+void iolat_psi_busy(struct iolat_psi_files *p, __u64 id)
+{
+	struct iolat_psi_file *f;
+
+	if (!p->cap)
+		return;		/* none read yet: every one is due */
+	f = psi_slot(p, id);
+	if (f->id)
+		f->busy = p->tick + 1;
+}
+
 void iolat_psi_tick(struct iolat_psi_files *p)
 {
-	size_t i, closed = 0;
+	size_t i, freed = 0;
 
 	for (i = 0; i < p->cap; i++) {
 		struct iolat_psi_file *f = &p->v[i];
 
-		if (!f->id || (f->used == p->tick && f->fd >= 0))
+		if (!f->id || f->used == p->tick)
 			continue;
-		if (f->fd >= 0)
+		if (f->fd >= 0) {
 			close(f->fd);
+			p->nfd--;
+		}
 		f->id = 0;
-		closed++;
+		freed++;
 	}
-	p->n -= closed;
+	p->n -= freed;
 	p->tick++;
 	/* Slots freed in the middle of a run: place the rest again. */
-	if (closed && p->cap)
+	if (freed && p->cap)
 		psi_rehash(p, p->cap);
 }
 
 size_t iolat_psi_open(const struct iolat_psi_files *p)
 {
-	return p->n;
+	return p->nfd;
 }
 
 void iolat_psi_free(struct iolat_psi_files *p)

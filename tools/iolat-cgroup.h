@@ -316,24 +316,27 @@ void iolat_iostat_set_get_at(const struct iolat_iostat_set *s, size_t at, const 
 void iolat_iostat_set_free(struct iolat_iostat_set *s);
 
 /*
- * io.pressure files kept open by cgroup id, for the rows a refresh
- * shows: opened once and read again with pread() at offset 0 (a
- * seq_file regenerates there), one system call a row where open, read
- * and close were three.  A file not read during a refresh is closed at
- * the next iolat_psi_tick(); at most @max are kept (a file past that is
- * opened, read and closed; 0: none kept), within RLIMIT_NOFILE.
+ * io.pressure by cgroup id, for the rows a refresh shows: a slot for
+ * every cgroup asked for (its last figures, when it was read), and for
+ * the first @max of them the file kept open and read again with pread()
+ * at offset 0 (a seq_file regenerates there), one system call a row
+ * where open, read and close were three; a slot past that has its file
+ * opened, read and closed (@max 0: none kept), within RLIMIT_NOFILE.  A
+ * slot not asked for during a refresh goes at the next iolat_psi_tick(),
+ * its file closed.
  */
 struct iolat_psi_files {
 	struct iolat_psi_file {
 		__u64 id;		/* 0: a free slot */
-		int fd;
+		int fd;			/* -1: not kept (past @max, or the cgroup gone) */
 		unsigned long used;	/* the tick it was last asked for in */
+		unsigned long busy;	/* the tick iolat_psi_busy() last named it in, + 1 */
 		__u64 read_ns;		/* when it was last read (now_ns then) */
 		double some, full;	/* what it said then */
 		int err;
 	} *v;
-	size_t n, cap;			/* cap: 0 or a power of two */
-	size_t max;
+	size_t n, cap;			/* slots used; cap: 0 or a power of two */
+	size_t nfd, max;		/* files kept open; at most */
 	unsigned long tick;
 	__u64 now_ns;			/* the caller's clock, for read_ns */
 	bool max_set;
@@ -341,23 +344,45 @@ struct iolat_psi_files {
 
 /*
  * The kernel recomputes a group's pressure averages every 2 s (PSI_FREQ,
- * kernel/sched/psi.c): a kept file read again sooner mostly says the
- * same.  So one read within IOLAT_PSI_REREAD_NS of the last gives the
- * last's answer, no system call (1.5 s: a 1 s interval, whose refreshes
- * jitter, reads every other one; an interval of 2 s or more, every one).
+ * kernel/sched/psi.c): a file read again sooner mostly says the same.
+ * So one read within IOLAT_PSI_REREAD_NS of the last gives the last's
+ * answer, no system call (1.5 s: a 1 s interval, whose refreshes jitter,
+ * reads every other one; an interval of 2 s or more, every one).
  */
 #define IOLAT_PSI_REREAD_NS	1500000000ULL
 
 /*
+ * A cgroup that did no IO, paid no induced delay and had no use_delay in
+ * the interval (none of its rows, on any device: iolat_psi_busy() names
+ * the others), whose last read said some = full = 0, mostly has no IO
+ * pressure now either: its tasks stall in io_schedule() for their own
+ * IO, and there was none.  Not always: a task can sleep there for IO it
+ * did not issue (balance_dirty_pages() throttling its writes, a page
+ * another cgroup is reading in), which no row of its shows.  So such a
+ * cgroup is read again IOLAT_PSI_QUIET_NS after its last read at the
+ * latest, where -P read 10,000 idle cgroups' files every interval:
+ * pressure of that kind shows up to 10 s late, about as late as avg10,
+ * an average over 10 s, shows a stall in full.
+ */
+#define IOLAT_PSI_QUIET_NS	10000000000ULL
+
+/*
  * The io pressure of cgroup @id at @path, as iolat_pressure_read(), once
- * a tick (a second read in the same tick gives the first's answer), and
- * a kept file not again within IOLAT_PSI_REREAD_NS of @p->now_ns.
+ * a tick (a second read in the same tick gives the first's answer), not
+ * again within IOLAT_PSI_REREAD_NS of @p->now_ns, and for a quiet cgroup
+ * whose last said 0, not within IOLAT_PSI_QUIET_NS.
  */
 int iolat_psi_read(struct iolat_psi_files *p, __u64 id, const char *path,
 		   double *some, double *full);
-/* A new refresh: close the files the last one did not read. */
+/*
+ * Cgroup @id did IO or paid delay in this tick's interval (one of its
+ * rows): its read in this tick is due after IOLAT_PSI_REREAD_NS, whatever
+ * its last figures.  Before the tick's iolat_psi_read()s.
+ */
+void iolat_psi_busy(struct iolat_psi_files *p, __u64 id);
+/* A new refresh: forget the cgroups the last one did not ask for. */
 void iolat_psi_tick(struct iolat_psi_files *p);
-/* How many are open. */
+/* How many files are open. */
 size_t iolat_psi_open(const struct iolat_psi_files *p);
 void iolat_psi_free(struct iolat_psi_files *p);
 

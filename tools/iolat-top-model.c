@@ -533,11 +533,29 @@ void top_model_add_iostat_debug(struct top_model *m, size_t n)
 	}
 }
 
+/*
+ * Could row @r's cgroup have IO pressure of its own making: IO in the
+ * interval, induced delay paid (its tasks sleep in io_schedule()), or
+ * use_delay on?  Yes when a rate is not known (a row's first interval,
+ * the pays not traced).
+ */
+static bool row_busy(const struct top_row *r)
+{
+	return !(r->iops == 0) || !(r->paid == 0) || r->g.use_delay > 0;
+}
+
 void top_model_add_pressure(struct top_model *m, size_t n)
 {
 	size_t i;
 
 	m->psi.now_ns = m->now_ns;
+	/*
+	 * A cgroup is busy when any of its rows is, on any device: all of
+	 * them named before the first is read (IOLAT_PSI_QUIET_NS).
+	 */
+	for (i = 0; i < m->n; i++)
+		if (row_busy(&m->v[i]))
+			iolat_psi_busy(&m->psi, m->v[i].cgid);
 	for (i = 0; i < n && i < m->n; i++) {
 		struct top_row *r = &m->v[i];
 

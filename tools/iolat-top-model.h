@@ -227,7 +227,7 @@ struct top_model {
 	 */
 	const struct iolat_iostat_set *iostat;
 	bool iostat_debug;
-	/* io.pressure files kept open for the rows shown. */
+	/* io.pressure of the rows shown: their last figures, files kept open. */
 	struct iolat_psi_files psi;
 	/* top_model_add_io()'s, per cgroup, kept: quiet subtrees, records. */
 	bool *io_quiet;
@@ -291,7 +291,9 @@ int top_model_add_io(struct top_model *m);
 /*
  * After top_model_sort(), for the first @n rows, the ones a report
  * shows (every row for -P): their io.pressure (both modes; read for no
- * other row), and, with a walk and m->iostat_debug, the debug keys of
+ * other row, and for a cgroup no row of which did IO or paid delay in
+ * the interval, whose last figures were 0, not within IOLAT_PSI_QUIET_NS
+ * of its last read), and, with a walk and m->iostat_debug, the debug keys of
  * the rows top_model_add_io() read no file for (JSON's iostat_debug).
  */
 void top_model_add_pressure(struct top_model *m, size_t n);

@@ -952,11 +952,36 @@ static void prom_maps(FILE *f, const struct top_model *m)
 	}
 }
 
+/*
+ * A sample's value, as "%.17g" writes it, and the line's end: an integer
+ * in [0, 2^53) (counters, depths, the idle's 0: most values) has those
+ * very digits from iolat_fmt_u64(), without printf's floating point,
+ * which cost most of a file of 10,000 rows; the rest goes to printf.
+ */
+static void prom_value(FILE *f, double v)
+{
+	char buf[64] = "\"} ";
+	int n = 3;
+
+	if (isinf(v)) {
+		fputs("\"} +Inf\n", f);
+		return;
+	}
+	if (v >= 0 && v < 9007199254740992.0 && !signbit(v) && v == (double)(__u64)v)
+		n += iolat_fmt_u64(buf + n, sizeof(buf) - n - 1, (__u64)v);
+	else
+		n += snprintf(buf + n, sizeof(buf) - n - 1, "%.17g", v);
+	buf[n++] = '\n';
+	fwrite(buf, 1, n, f);
+}
+
 void top_print_prom(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
 	bool *seen = cgroups_seen(m);
 	size_t k, i;
+	char head[128];
+	int len;
 	double v;
 
 	prom_head(f, m);
@@ -965,26 +990,23 @@ void top_print_prom(FILE *f, const struct top_report *rep)
 
 		fprintf(f, "# HELP %s %s.\n# TYPE %s %s\n", pm->name, pm->help,
 			pm->name, pm->type);
+		/* A sample's start, the same for every row: made once. */
+		len = snprintf(head, sizeof(head), "%s{%s=\"", pm->name,
+			       pm->kind == PROM_CGROUP ? "cgroup" : "device");
 		for (i = 0; i < m->n; i++) {
 			const struct top_row *r = &m->v[i];
 
 			if (!pm->get(r, &v))
 				continue;
-			if (pm->kind == PROM_CGROUP) {
-				if (seen ? seen[i] : cgroup_seen(m, i))
-					continue;
-				fprintf(f, "%s{cgroup=\"", pm->name);
-				iolat_prom_label(f, r->path);
-			} else {
-				fprintf(f, "%s{device=\"", pm->name);
+			if (pm->kind == PROM_CGROUP && (seen ? seen[i] : cgroup_seen(m, i)))
+				continue;
+			fwrite(head, 1, len, f);
+			if (pm->kind != PROM_CGROUP) {
 				iolat_prom_label(f, iolat_dev_name(r->dev));
 				fputs("\",cgroup=\"", f);
-				iolat_prom_label(f, r->path);
 			}
-			if (isinf(v))
-				fputs("\"} +Inf\n", f);
-			else
-				fprintf(f, "\"} %.17g\n", v);
+			iolat_prom_label(f, r->path);
+			prom_value(f, v);
 		}
 	}
 	free(seen);

@@ -38,6 +38,33 @@ static char root[4096];
  */
 static unsigned long n_open, n_read, n_pread, n_close;
 
+/*
+ * Which cgroup's io.pressure the calls touched, for the fake tree's
+ * /pq/gK (K from 1; /pq's own is 0): psi_touch[K] gets 1 for an open,
+ * 2 for a pread, while psi_touch is set.  A descriptor's K, while open.
+ */
+static unsigned char *psi_touch;
+static size_t psi_touch_n;
+static unsigned int fd_cg[1 << 16];	/* K + 1; 0: not one of those */
+
+/* The K of @path, ROOT/pq/gK/io.pressure or ROOT/pq/io.pressure; -1 if neither. */
+static long pq_of(const char *path)
+{
+	size_t len = strlen(root);
+	unsigned long k;
+	int end = 0;
+
+	if (strncmp(path, root, len))
+		return -1;
+	path += len;
+	if (!strcmp(path, "/pq/io.pressure"))
+		return 0;
+	if (sscanf(path, "/pq/g%lu/io.pressure%n", &k, &end) == 1 && end &&
+	    !path[end] && k < psi_touch_n)
+		return k;
+	return -1;
+}
+
 int __real_open(const char *path, int flags, ...);
 ssize_t __real_read(int fd, void *buf, size_t len);
 ssize_t __real_pread(int fd, void *buf, size_t len, off_t off);
@@ -47,6 +74,8 @@ int __wrap_open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 	va_list ap;
+	long k;
+	int fd;
 
 	if (flags & O_CREAT) {
 		va_start(ap, flags);
@@ -54,7 +83,13 @@ int __wrap_open(const char *path, int flags, ...)
 		va_end(ap);
 	}
 	n_open++;
-	return __real_open(path, flags, mode);
+	fd = __real_open(path, flags, mode);
+	if (psi_touch && (k = pq_of(path)) >= 0) {
+		psi_touch[k] |= 1;
+		if (fd >= 0 && fd < (int)(sizeof(fd_cg) / sizeof(*fd_cg)))
+			fd_cg[fd] = k + 1;
+	}
+	return fd;
 }
 
 ssize_t __wrap_read(int fd, void *buf, size_t len)
@@ -66,13 +101,45 @@ ssize_t __wrap_read(int fd, void *buf, size_t len)
 ssize_t __wrap_pread(int fd, void *buf, size_t len, off_t off)
 {
 	n_pread++;
+	if (psi_touch && fd >= 0 && fd < (int)(sizeof(fd_cg) / sizeof(*fd_cg)) && fd_cg[fd])
+		psi_touch[fd_cg[fd] - 1] |= 2;
 	return __real_pread(fd, buf, len, off);
 }
 
 int __wrap_close(int fd)
 {
 	n_close++;
+	if (fd >= 0 && fd < (int)(sizeof(fd_cg) / sizeof(*fd_cg)))
+		fd_cg[fd] = 0;
 	return __real_close(fd);
+}
+
+/*
+ * The writers' calls into stdio that cost per call (printf's parsing and
+ * floating point, a lock a character), counted the same way; a build
+ * with _FORTIFY_SOURCE would call __fprintf_chk instead (06-model.sh
+ * turns it off).
+ */
+static unsigned long n_fprintf, n_fputc;
+
+int __real_fputc(int c, FILE *f);
+
+int __wrap_fprintf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n_fprintf++;
+	va_start(ap, fmt);
+	n = vfprintf(f, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int __wrap_fputc(int c, FILE *f)
+{
+	n_fputc++;
+	return __real_fputc(c, f);
 }
 
 /* The counted calls since the last look. */
@@ -3195,18 +3262,318 @@ static void test_refresh_calls(void)
 	check(!nrec, "calls: with the walk, the 100 busy cgroups' rows have their records' "
 	      "counters, the others none: %zu rows wrong", nrec);
 	/*
-	 * The walk: a pread a row shown every other second (the kernel's
-	 * averages move every 2 s), and each time the open of /sc's
-	 * io.pressure, which the fake tree lacks.
+	 * The walk: no pread for the rows shown, whose counters stand still
+	 * and whose pressure was 0 at the files' first refresh, 2 to 4 s
+	 * before (IOLAT_PSI_QUIET_NS; test_psi_quiet() has the busy ones),
+	 * and each time the open of /sc's io.pressure, which the fake tree
+	 * lacks.
 	 */
-	check(fx.m.n == N + 1 && files >= 3 * N && walk[0] == 100 && walk[1] == 1 &&
-	      walk[2] == 100,
-	      "calls: a refresh with the walk makes one call a row shown every other second "
-	      "(%lu, %lu, %lu), none per cgroup; with the files %lu", walk[0], walk[1],
-	      walk[2], files);
+	check(fx.m.n == N + 1 && files >= 3 * N && walk[0] == 1 && walk[1] == 1 &&
+	      walk[2] == 1,
+	      "calls: a refresh with the walk makes no call for rows shown that are idle at "
+	      "0 pressure (%lu, %lu, %lu), none per cgroup; with the files %lu", walk[0],
+	      walk[1], walk[2], files);
 	fx.m.iostat = NULL;
 	iolat_iostat_set_free(&set);
 	fixture_free(&fx);
+}
+
+#define PQ_ZERO "some avg10=0.00 avg60=0.00 avg300=0.00 total=1\n" \
+	"full avg10=0.00 avg60=0.00 avg300=0.00 total=1\n"
+#define PQ_SOME "some avg10=0.40 avg60=0.00 avg300=0.00 total=9\n" \
+	"full avg10=0.00 avg60=0.00 avg300=0.00 total=9\n"
+
+/* /pq/gK's role in test_psi_quiet(): busy (IO, delay paid, use_delay, IO on its 2nd device). */
+static bool pq_busy(size_t k)
+{
+	return k == 0 || k % 100 == 3 || k == 205 || k == 305 || k == 405;
+}
+
+/*
+ * -P reads every row's io.pressure: at 10,000 cgroups most of them
+ * idle and past the files kept open.  1,200 cgroups, 300 files kept:
+ * the first refresh reads all; the next ones read only a cgroup busy on
+ * some device (IO, delay paid, use_delay) or whose last pressure was
+ * not 0, kept open or not, until IOLAT_PSI_QUIET_NS after an idle one's
+ * last read, which a change in between waits for.
+ */
+static void test_psi_quiet(void)
+{
+	enum { N = 1200, MAX = 300, PASSES = 5 };
+	static const double at_s[PASSES] = { 1, 3, 5, 10.5, 12.5 };
+	static unsigned char touched[N + 1];
+	struct fixture fx = {};
+	struct iolat_key gk[2];
+	struct iolat_group g[2] = {};
+	unsigned long calls[PASSES];
+	size_t k, i, wrong[PASSES] = {}, nread[PASSES] = {}, kept_read = 0, unkept_read = 0;
+	size_t bad_psi = 0;
+	double g500[PASSES];
+	char path[64], line[2][128];
+	int before, pass;
+
+	mkcg("/pq");
+	put("/pq/io.pressure", PQ_ZERO);
+	for (k = 1; k <= N; k++) {
+		snprintf(path, sizeof(path), "/pq/g%zu", k);
+		mkcg(path);
+		if (k == 405) {
+			snprintf(path, sizeof(path), "/pq/g%zu/io.latency", k);
+			put(path, "4000:1 target=1000\n4000:2 target=1000\n");
+		} else {
+			put_target(path, DEV1, 1000);
+		}
+		snprintf(path, sizeof(path), "/pq/g%zu/io.pressure", k);
+		put(path, "%s", k % 100 == 7 ? PQ_SOME : PQ_ZERO);
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/pq");
+	fx.m.psi.max = MAX;
+	fx.m.psi.max_set = true;
+	gk[0] = key(&fx, "/pq/g205", DEV1);	/* pays delay, no IO */
+	gk[1] = key(&fx, "/pq/g305", DEV1);	/* use_delay on, no IO */
+	g[1].use_delay = 1;
+	g[1].has_use_delay = 1;
+	before = open_fds();
+	for (pass = 0; pass < PASSES; pass++) {
+		/* IO: /pq (its children are read for it) and a tenth of a tenth. */
+		put("/pq/io.stat", "%s", iostat_line(DEV1, 4096ULL * N * (pass + 1),
+						     (unsigned long long)N * (pass + 1), NULL));
+		for (k = 3; k <= N; k += 100) {
+			snprintf(path, sizeof(path), "/pq/g%zu/io.stat", k);
+			put(path, "%s", iostat_line(DEV1, 4096ULL * (pass + 1), pass + 1, NULL));
+		}
+		/* 405: its 4000:1 row idle, the 4000:2 one (sorted after) busy. */
+		snprintf(line[0], sizeof(line[0]), "%s", iostat_line(DEV1, 4096, 1, NULL));
+		snprintf(line[1], sizeof(line[1]), "%s", iostat_line(DEV2, 4096ULL * (pass + 1),
+								   pass + 1, NULL));
+		put("/pq/g405/io.stat", "%s%s", line[0], line[1]);
+		g[0].paid_ns = 1000000ULL * (pass + 1);
+		/* Pressure without its own IO: seen once the idle one's last read is old enough. */
+		if (pass == 2)
+			put("/pq/g500/io.pressure", PQ_SOME);
+		interval(&fx, gk, g, 2, NULL, NULL, 0, 1);
+		fx.m.now_ns = (__u64)(at_s[pass] * 1e9);
+		memset(touched, 0, sizeof(touched));
+		psi_touch = touched;
+		psi_touch_n = N + 1;
+		calls_since();
+		top_model_add_pressure(&fx.m, fx.m.n);
+		calls[pass] = calls_since();
+		psi_touch = NULL;
+		for (k = 0; k <= N; k++) {
+			bool want = pass == 0 || pass == PASSES - 1 || pq_busy(k) || k % 100 == 7;
+
+			nread[pass] += touched[k] != 0;
+			wrong[pass] += !touched[k] != !want;
+			if (pass == 1 && touched[k] == 2)
+				kept_read++;
+			else if (pass == 1 && touched[k] == 3)
+				unkept_read++;
+		}
+		g500[pass] = row(&fx.m, DEV1, "/pq/g500") ? row(&fx.m, DEV1, "/pq/g500")->psi_some : -1;
+		/* Every row has what its file says (g500's aside), read or not. */
+		for (i = 0; i < fx.m.n; i++) {
+			const struct top_row *r = &fx.m.v[i];
+
+			if (sscanf(r->path, "/pq/g%zu", &k) != 1)
+				k = 0;
+			if (k != 500)
+				bad_psi += r->psi_some != (k % 100 == 7 ? 0.4 : 0) ||
+					r->psi_full != 0;
+		}
+	}
+	printf("     io.pressure of %zu rows (%d cgroups, %d files kept), refreshes at "
+	       "1, 3, 5, 10.5, 12.5 s: %lu %lu %lu %lu %lu calls, %zu %zu %zu %zu %zu "
+	       "cgroups read\n", fx.m.n, N + 1, MAX, calls[0], calls[1], calls[2], calls[3],
+	       calls[4], nread[0], nread[1], nread[2], nread[3], nread[4]);
+	check(!wrong[0] && nread[0] == N + 1,
+	      "psi quiet: the first refresh reads every cgroup (%zu of %d, %lu calls)",
+	      nread[0], N + 1, calls[0]);
+	check(!wrong[1] && !wrong[2] && nread[1] < 50 && calls[1] < 150 && calls[2] < 150,
+	      "psi quiet: the next two read only the busy cgroups and those under pressure "
+	      "(%zu, %zu cgroups wrong; %zu read, %lu and %lu calls)", wrong[1], wrong[2],
+	      nread[1], calls[1], calls[2]);
+	check(kept_read && unkept_read,
+	      "psi quiet: of those, kept files read again (%zu) and files past the limit "
+	      "opened again (%zu)", kept_read, unkept_read);
+	check(!wrong[3] && g500[2] == 0 && g500[3] == 0,
+	      "psi quiet: an idle cgroup at 0 not read again 9.5 s after its last read (%zu "
+	      "wrong), its new pressure not seen yet (%.2f, %.2f)", wrong[3], g500[2], g500[3]);
+	check(!wrong[4] && nread[4] == N + 1 && g500[4] == 0.4,
+	      "psi quiet: 11.5 s after it, every cgroup read again (%zu of %d), g500's "
+	      "pressure seen (%.2f)", nread[4], N + 1, g500[4]);
+	check(!bad_psi, "psi quiet: every row's pressure as its file says, read or kept: "
+	      "%zu rows wrong", bad_psi);
+	check(iolat_psi_open(&fx.m.psi) == MAX && open_fds() - before == MAX,
+	      "psi quiet: %d files kept open (%zu said, %d open), the rest opened when read",
+	      MAX, iolat_psi_open(&fx.m.psi), open_fds() - before);
+	fixture_free(&fx);
+	check(open_fds() == before, "psi quiet: none left open after the model is freed");
+}
+
+/*
+ * -P's values: an integer in [0, 2^53) written without printf, with the
+ * digits "%.17g" writes (what readers parsed before), anything else by
+ * printf; the labels escaped as before.  No printf and no call a
+ * character per row: at 10,000 rows those were most of a refresh's cost.
+ */
+static void test_prom_numbers(void)
+{
+	enum { N = 1000, FEW = 10 };
+	static const double psi[] = {
+		0, -0.0, 100, 50, 1e-7, 1e22, 900719925474099100.0, 900719925474099200.0,
+		-100, 33.333, 9.95, 1e-300, 5e-324, INFINITY, 1.5, 1e17, 4503599627370495.5,
+		NAN,
+	};
+	static const unsigned long long wins[] = {
+		0, 1, 9, 10, 4294967296ULL, 9007199254740991ULL, 9007199254740992ULL,
+		9007199254740993ULL, 18446744073709551615ULL, 1000000000000000ULL, 123456789,
+	};
+	static const int delays[] = { -1, 0, 1, 2147483647, -2147483647 - 1 };
+	const size_t npsi = sizeof(psi) / sizeof(*psi), nwin = sizeof(wins) / sizeof(*wins);
+	const size_t ndel = sizeof(delays) / sizeof(*delays);
+	struct fixture fx = {};
+	struct top_report rep = {};
+	const char *out;
+	char path[128], want[512], first[600] = "";
+	unsigned long fp[2], fc[2];
+	size_t i, lines[2], bad = 0;
+	int pass;
+
+	mkcg("/pn");
+	for (i = 0; i < N; i++) {
+		snprintf(path, sizeof(path), "/pn/a-rather-longer-name-%04zu", i);
+		mkcg(path);
+		put_target(path, DEV1, 1000);
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/pn/");
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	rep.m = &fx.m;
+	for (i = 0; i < fx.m.n; i++) {
+		struct top_row *r = &fx.m.v[i];
+
+		r->has_group = true;
+		r->g.windows = wins[i % nwin];
+		r->g.has_use_delay = 1;
+		r->g.use_delay = delays[i % ndel];
+		r->psi_some = psi[i % npsi];
+	}
+	out = render(top_print_prom, &rep);
+	for (i = 0; i < fx.m.n; i++) {
+		const struct top_row *r = &fx.m.v[i];
+		char v[64];
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			double d = k == 0 ? (double)r->g.windows : k == 1 ? r->g.use_delay :
+				   r->psi_some / 100;
+
+			if (isinf(d))
+				snprintf(v, sizeof(v), "+Inf");
+			else
+				snprintf(v, sizeof(v), "%.17g", d);
+			if (k == 2)
+				snprintf(want, sizeof(want),
+					 "\niolat_io_pressure_some_ratio{cgroup=\"%s\"} %s\n",
+					 r->path, v);
+			else
+				snprintf(want, sizeof(want), "\n%s{device=\"4000:1\",cgroup=\"%s\"} %s\n",
+					 k ? "iolat_use_delay" : "iolat_windows_total", r->path, v);
+			/* A NaN pressure is no metric. */
+			if (k == 2 && isnan(d)) {
+				snprintf(want, sizeof(want), "\niolat_io_pressure_some_ratio{cgroup="
+					 "\"%s\"}", r->path);
+				if (strstr(out, want) && !bad++)
+					snprintf(first, sizeof(first), "NaN written: %s", want + 1);
+				continue;
+			}
+			if (!strstr(out, want) && !bad++)
+				snprintf(first, sizeof(first), "%s", want + 1);
+		}
+	}
+	check(!bad, "prom numbers: every value as \"%%.17g\" writes it (0, -0, 1, 2^53 - 1, "
+	      "2^53, 2^64 - 1, 0.5, 1e-9, 1e20, -1, +Inf, ...): %zu wrong%s%s", bad,
+	      bad ? ", first: " : "", first);
+	/* Integers all: the calls the writer makes for 1,000 rows and for 10. */
+	for (i = 0; i < fx.m.n; i++) {
+		fx.m.v[i].g.windows = i * 1000003ULL;
+		fx.m.v[i].g.use_delay = 0;
+		fx.m.v[i].psi_some = i % 2 ? 100 : 0;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		size_t n = fx.m.n;
+		const char *s;
+
+		if (pass)
+			fx.m.n = FEW;
+		fp[pass] = n_fprintf;
+		fc[pass] = n_fputc;
+		out = render(top_print_prom, &rep);
+		fp[pass] = n_fprintf - fp[pass];
+		fc[pass] = n_fputc - fc[pass];
+		for (s = out, lines[pass] = 0; (s = strchr(s, '\n')); s++)
+			lines[pass]++;
+		fx.m.n = n;
+	}
+	printf("     -P of %d rows: %zu lines, %lu fprintf() and %lu fputc() calls; of %d "
+	       "rows: %zu lines, %lu and %lu\n", N, lines[0], fp[0], fc[0], FEW, lines[1],
+	       fp[1], fc[1]);
+	check(fp[0] == fp[1] && fc[0] - fc[1] <= lines[0] - lines[1],
+	      "prom numbers: integers and plain labels cost no printf a row (%lu calls for "
+	      "%d rows, %lu for %d) and at most a fputc() a line (%lu more for %zu more lines)",
+	      fp[0], N, fp[1], FEW, fc[0] - fc[1], lines[0] - lines[1]);
+	fixture_free(&fx);
+}
+
+/*
+ * The one escape, for Prometheus labels and JSON strings, where a run of
+ * plain bytes is written whole: the same bytes as one escape at a time.
+ */
+static void test_label_runs(void)
+{
+	static const struct {
+		const char *in, *label, *json;
+	} cases[] = {
+		{ "", "", "\"\"" },
+		{ "/plain/path-0", "/plain/path-0", "\"/plain/path-0\"" },
+		{ "/a\"b\\c", "/a\\\"b\\\\\\\\c", "\"/a\\\"b\\\\\\\\c\"" },
+		{ "\x01/d\xc3\xa9" "e\xff" "z\x7f", "\\\\x01/d\xc3\xa9" "e\\\\xffz\\\\x7f",
+		  "\"\\\\x01/d\xc3\xa9" "e\\\\xffz\\\\x7f\"" },
+		{ "x\xc2\x85y\xe2\x80\xaez\"", "x\\\\xc2\\\\x85y\\\\xe2\\\\x80\\\\xaez\\\"",
+		  "\"x\\\\xc2\\\\x85y\\\\xe2\\\\x80\\\\xaez\\\"\"" },
+		{ "\xe6\x97\xa5\xe6\x9c\xac/\t", "\xe6\x97\xa5\xe6\x9c\xac/\\\\x09",
+		  "\"\xe6\x97\xa5\xe6\x9c\xac/\\\\x09\"" },
+	};
+	size_t i, bad = 0;
+	char got[2][512], *buf;
+	size_t len;
+	FILE *f;
+
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		f = open_memstream(&buf, &len);
+		iolat_prom_label(f, cases[i].in);
+		fclose(f);
+		snprintf(got[0], sizeof(got[0]), "%s", buf);
+		free(buf);
+		f = open_memstream(&buf, &len);
+		iolat_json_str(f, cases[i].in);
+		fclose(f);
+		snprintf(got[1], sizeof(got[1]), "%s", buf);
+		free(buf);
+		if (strcmp(got[0], cases[i].label) || strcmp(got[1], cases[i].json)) {
+			bad++;
+			printf("     case %zu: label '%s' json '%s'\n", i, got[0], got[1]);
+		}
+	}
+	/* Its own text: JSON's escapes alone. */
+	f = open_memstream(&buf, &len);
+	iolat_json_text(f, "a\x01\"b\\c\x1f\xc3\xa9");
+	fclose(f);
+	check(!bad && !strcmp(buf, "\"a\\u0001\\\"b\\\\c\\u001f\xc3\xa9\""),
+	      "labels: escaped names in runs, the same bytes (%zu wrong); own text: %s", bad, buf);
+	free(buf);
 }
 
 /*
@@ -4114,6 +4481,9 @@ int main(int argc, char **argv)
 	test_iostat_walk();
 	test_psi_files();
 	test_refresh_calls();
+	test_psi_quiet();
+	test_prom_numbers();
+	test_label_runs();
 	test_sort_first();
 	test_text_numbers();
 	test_sort_memo();
