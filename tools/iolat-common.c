@@ -554,6 +554,19 @@ const char *iolat_esc(char *buf, size_t size, const char *s)
 	if (!size)
 		return buf;
 	while (*s) {
+		/* Printable ASCII, nearly every name whole, as a run. */
+		for (len = 0; (unsigned char)(s[len] - 0x20) < 0x5f && s[len] != '\\'; len++)
+			;
+		if (len) {
+			if (n + len >= size)
+				len = size - n - 1;
+			memcpy(buf + n, s, len);
+			n += len;
+			s += len;
+			if (n + 1 >= size)
+				break;
+			continue;
+		}
 		s += esc_unit(s, unit);
 		len = strlen(unit);
 		if (n + len >= size)	/* cut between characters, never inside */

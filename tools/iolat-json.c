@@ -533,23 +533,8 @@ static int line_schema;
  */
 static int copy_name(char *dst, size_t len, const char *s)
 {
-	size_t n;
 	char *raw;
 
-	/*
-	 * iolat_esc() leaves printable ASCII but the backslash as it is, a
-	 * character at a time (5% of the CPU on 10,000 rows an interval):
-	 * such a name, nearly every one, is copied whole.
-	 */
-	for (n = 0; s && (unsigned char)(s[n] - 0x20) < 0x5f && s[n] != '\\'; n++)
-		;
-	if (s && !s[n] && len) {
-		if (n >= len)
-			n = len - 1;
-		memcpy(dst, s, n);
-		dst[n] = '\0';
-		return 0;
-	}
 	if (!s || line_schema < 2 || !strchr(s, '\\')) {
 		iolat_esc(dst, len, s ?: "");
 		return 0;
