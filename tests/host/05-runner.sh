@@ -47,6 +47,7 @@ for t in "$@"; do
 	# tests/guest-suite's names: TEST of SUITE, or SUITE/TEST as given.
 	[[ $t == */* ]] || t=$suite/$t
 	[ "$FAKE_RESULT" = ok ] && echo "ok $n ${kernel:+$kernel:}$t" >>"$out/results"
+	[ "$FAKE_RESULT" = skip ] && echo "ok $n ${kernel:+$kernel:}$t # SKIP no such thing" >>"$out/results"
 	echo "$t 3" >>"$out/durations"
 	echo "$t" >>"$out/../boots"
 done
@@ -119,6 +120,39 @@ run_case guest-died 125 none "$boot
 
 run_case no-done-marker 0 ok "$boot
 $tests" "1 passed, 1 failed, 0 skipped" 1 'never reached the end'
+
+# CI's strict skips: a skip is a failure unless it is a skip by design
+# (tools/04-core on the kernel the tools were built against).
+run_case skip-allowed-by-default 0 skip "$boot
+$tests
+$done_" "1 passed, 0 failed, 1 skipped" 0 '^ok 1 harness/01-kernel # SKIP no such thing$'
+IOLAT_STRICT_SKIPS=1 run_case skip-refused 0 skip "$boot
+$tests
+$done_" "1 passed, 1 failed, 0 skipped" 1 \
+	'^not ok 1 harness/01-kernel # skipped \(only tools/04-core may skip\): no such thing$'
+printf '%s\n' "$boot" "$tests" "$done_" >"$tmp/serial.log"
+fake_build "$tmp/sbuild" "" "-debug"
+for t in tools/04-core debug:tools/04-core; do
+	out=$(BUILD=$tmp/sbuild IOLAT_GUEST_RUN=$tmp/guest-run FAKE_RC=0 FAKE_RESULT=skip \
+		FAKE_SERIAL=$tmp/serial.log IOLAT_STRICT_SKIPS=1 "$REPO/tests/run" "$t" 2>&1)
+	case $t in
+	debug:*) want="1 passed, 1 failed, 0 skipped" ;;
+	*) want="1 passed, 0 failed, 1 skipped" ;;
+	esac
+	[ "$(echo "$out" | tail -1)" = "$want" ] || fail "strict skips, $t skipped: $out"
+	note "strict skips, $t skipped: $want"
+done
+# A host test's skip goes the same way.
+mkdir -p "$tmp/repo/tests/skipper" "$tmp/repo/guest"
+cp -r "$REPO/tests/run" "$tmp/repo/tests/"
+cp "$REPO/guest/kver.sh" "$tmp/repo/guest/"
+printf 'echo "SKIP: no gnuplot"\nexit 77\n' >"$tmp/repo/tests/skipper/01-needs-gnuplot.sh"
+sed -i 's/^HOST_SUITES=(host)$/HOST_SUITES=(skipper)/' "$tmp/repo/tests/run"
+out=$(BUILD=$tmp/build IOLAT_STRICT_SKIPS=1 "$tmp/repo/tests/run" skipper 2>&1)
+[ "$(echo "$out" | tail -1)" = "0 passed, 1 failed, 0 skipped" ] &&
+	echo "$out" | grep -q '^not ok 1 skipper/01-needs-gnuplot # skipped (only tools/04-core may skip): no gnuplot$' ||
+	fail "strict skips, a host test skipped: $out"
+note "strict skips, a host test skipped: $(echo "$out" | tail -1)"
 
 # Past the deadline: nothing boots, every test fails saying why.
 printf '%s\n' "$boot" "$tests" "$done_" >"$tmp/serial.log"
