@@ -1,4 +1,4 @@
-# Stress: for IOLAT_STRESS_SECS (default 60) s, IOLAT_STRESS_CGROUPS
+# Stress: for IOLAT_STRESS_SECS (default 30; 600 for a hunt) s, IOLAT_STRESS_CGROUPS
 # (default 100) cgroups iolat-s/gN come and go on a null_blk device (1 ms
 # completions, 16 tags), at most 20 at a time, each with a random
 # io.latency target (200-5199us, so some out of reach; a tenth "max"), a
@@ -16,7 +16,7 @@
 . "$IOLAT_REPO/tests/lib.sh"
 need_tools
 
-secs=${IOLAT_STRESS_SECS:-60}
+secs=${IOLAT_STRESS_SECS:-30}
 ncg=${IOLAT_STRESS_CGROUPS:-100}
 [[ $secs =~ ^[1-9][0-9]*$ ]] || fail "IOLAT_STRESS_SECS='$secs': want whole seconds"
 [[ $ncg =~ ^[1-9][0-9]*$ ]] || fail "IOLAT_STRESS_CGROUPS='$ncg': want a number"
