@@ -199,12 +199,21 @@ cg_remove iolat-p || fail "cannot remove iolat-p"
 nullb_remove iolat0
 swap_scenario_start
 trap 'swapoff /dev/iolat0 2>/dev/null' EXIT
+# The two tools that trace the functions attach, and later detach, one at
+# a time: under TCG, both patching blkcg_maybe_throttle_current's entry at
+# once, with every throttled task calling it, left a vCPU executing an
+# INT3 that was no longer in memory (README, "The guest").
 "$TOOLS/iolat-top" --no-events -j -d iolat0 1 >/tmp/fb-swap.json 2>/tmp/fb-swap.err &
 fbt=$!
 "$TOOLS/iolat-top" -j -d iolat0 1 >/tmp/ev-swap.json 2>/tmp/ev-swap.err &
 evt=$!
+attached() { grep -q "$2" "$1" || ! kill -0 "$3" 2>/dev/null; }
+wait_for 60 attached /tmp/fb-swap.err "blkcg_maybe_throttle_current attached" $fbt ||
+	fail "iolat-top --no-events did not attach the functions: $(cat /tmp/fb-swap.err)"
 "$TOOLS/iolat-snoop" --no-events -a -j -d iolat0 >/tmp/fb-snoop.json 2>/tmp/fb-snoop.err &
 fbs=$!
+wait_for 60 attached /tmp/fb-snoop.err "Hit Ctrl-C" $fbs ||
+	fail "iolat-snoop --no-events did not start: $(cat /tmp/fb-snoop.err)"
 # loose_paying FILE: FILE's last report has loose charged and paying
 # delay.  Both tools' before the 5 s below: the events' BPF takes longer
 # to load, and loose is charged only once the controller has scaled it
@@ -217,14 +226,15 @@ both_paying() { loose_paying /tmp/fb-swap.json && loose_paying /tmp/ev-swap.json
 timed_wait 150 "loose charged and paying delay, by the functions and the events" both_paying || {
 	tail -1 /tmp/fb-swap.json | row /iolat-p/loose
 	tail -1 /tmp/ev-swap.json | row /iolat-p/loose
-	kill -INT $fbt $evt $fbs
+	kill -INT $fbs; wait $fbs; kill -INT $fbt $evt
 	fail "the functions and the events never both showed loose charged and paying delay: $(cat /tmp/fb-swap.err /tmp/ev-swap.err)"
 }
 sleep 5
-kill -INT $fbt $evt $fbs
+kill -INT $fbs
+wait $fbs || fail "iolat-snoop --no-events exited $?: $(cat /tmp/fb-snoop.err)"
+kill -INT $fbt $evt
 wait $fbt || fail "iolat-top --no-events exited $?: $(cat /tmp/fb-swap.err)"
 wait $evt || fail "iolat-top exited $?: $(cat /tmp/ev-swap.err)"
-wait $fbs || fail "iolat-snoop --no-events exited $?: $(cat /tmp/fb-snoop.err)"
 grep -q "functions: blkcg_add_delay attached; blkcg_maybe_throttle_current attached" /tmp/fb-swap.err ||
 	fail "swap: stderr does not name the functions: $(cat /tmp/fb-swap.err)"
 fn=$(tail -1 /tmp/fb-swap.json)
