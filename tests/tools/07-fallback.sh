@@ -281,7 +281,12 @@ echo "$pf" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, de
 echo "$pe" | jq -c '{delay_charged_ms, delay_paid_ms, delay_charged_ms_per_s, delay_paid_ms_per_s, use_delay, depth}'
 echo "$pair" | jqe '.dt <= 0.75' >/dev/null ||
 	fail "swap: no reports of the two tools within 0.75 s: $(echo "$pair" | jq .dt) s"
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > 0 && b > 0 && a / b >= 0.5 && a / b <= 2) }'; }
+# Within 0.7-1.43: the two count the same charges and sleeps since their
+# starts, which the events' longer load can set a second or so apart, at
+# about 2 s of delay paid a second against totals of 10 s and more
+# (measured: charged equal to the microsecond, paid 3-6% apart).  A
+# double count or a half is outside.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > 0 && b > 0 && a / b >= 0.7 && a / b <= 1.43) }'; }
 ratio "$(echo "$pf" | jq .delay_charged_ms)" "$(echo "$pe" | jq .delay_charged_ms)" ||
 	fail "swap: delay charged to loose: functions $(echo "$pf" | jq .delay_charged_ms) ms, events $(echo "$pe" | jq .delay_charged_ms) ms"
 ratio "$(echo "$pf" | jq .delay_paid_ms)" "$(echo "$pe" | jq .delay_paid_ms)" ||
