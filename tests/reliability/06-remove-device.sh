@@ -3,8 +3,9 @@
 # flushed enable_work before iolatency_pd_offline() queued it again and
 # then freed it: on the debug kernel the first removal gave KASAN
 # use-after-free reports in blkiolatency_enable_work_fn and a general
-# protection fault.  Here: IOLAT_REMOVALS null_blk removals (default 10),
-# then IOLAT_UNBINDS (default 5) unbinds of the rotational virtio disk.
+# protection fault.  Here: IOLAT_REMOVALS null_blk removals (default 10,
+# 3 on the debug kernel), then IOLAT_UNBINDS (default 5, 1 on the debug
+# kernel) unbinds of the rotational virtio disk.
 # The runner fails the test on any kernel report; the test checks that
 # every reader ends, every device goes and comes back, nothing is left in D
 # state, and io.latency works on a new device at the end.
