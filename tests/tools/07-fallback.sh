@@ -198,7 +198,22 @@ note "iolat-snoop --no-events --no-functions: $(cat /tmp/err.txt)"
 cg_remove iolat-p || fail "cannot remove iolat-p"
 nullb_remove iolat0
 swap_scenario_start
-trap 'swapoff /dev/iolat0 2>/dev/null' EXIT
+fbt= evt= fbs=
+# stop_tools: iolat-snoop first, then the iolat-tops together (their last
+# reports are compared), each waited for, whichever have not been: on
+# every way out, so a failure leaves none attached for the next test.
+# (A child that exited stays until waited for: gone or a zombie is done.)
+exited() { [ ! -e /proc/$1 ] || [ "$(sed 's/.*) //; s/ .*//' /proc/$1/stat)" = Z ]; }
+stop_tools() {
+	local p
+	if [ -n "$fbs" ]; then
+		kill -INT $fbs 2>/dev/null
+		wait_for 30 exited $fbs
+	fi
+	for p in $fbt $evt; do kill -INT $p 2>/dev/null; done
+	for p in $fbt $evt; do wait_for 30 exited $p; done
+}
+trap 'stop_tools; swapoff /dev/iolat0 2>/dev/null' EXIT
 # The two tools that trace the functions attach, and later detach, one at
 # a time: under TCG, both patching blkcg_maybe_throttle_current's entry at
 # once, with every throttled task calling it, left a vCPU executing an
@@ -226,15 +241,17 @@ both_paying() { loose_paying /tmp/fb-swap.json && loose_paying /tmp/ev-swap.json
 timed_wait 150 "loose charged and paying delay, by the functions and the events" both_paying || {
 	tail -1 /tmp/fb-swap.json | row /iolat-p/loose
 	tail -1 /tmp/ev-swap.json | row /iolat-p/loose
-	kill -INT $fbs; wait $fbs; kill -INT $fbt $evt
 	fail "the functions and the events never both showed loose charged and paying delay: $(cat /tmp/fb-swap.err /tmp/ev-swap.err)"
 }
 sleep 5
 kill -INT $fbs
-wait $fbs || fail "iolat-snoop --no-events exited $?: $(cat /tmp/fb-snoop.err)"
+p=$fbs fbs=
+wait $p || fail "iolat-snoop --no-events exited $?: $(cat /tmp/fb-snoop.err)"
 kill -INT $fbt $evt
-wait $fbt || fail "iolat-top --no-events exited $?: $(cat /tmp/fb-swap.err)"
-wait $evt || fail "iolat-top exited $?: $(cat /tmp/ev-swap.err)"
+p=$fbt fbt=
+wait $p || fail "iolat-top --no-events exited $?: $(cat /tmp/fb-swap.err)"
+p=$evt evt=
+wait $p || fail "iolat-top exited $?: $(cat /tmp/ev-swap.err)"
 grep -q "functions: blkcg_add_delay attached; blkcg_maybe_throttle_current attached" /tmp/fb-swap.err ||
 	fail "swap: stderr does not name the functions: $(cat /tmp/fb-swap.err)"
 fn=$(tail -1 /tmp/fb-swap.json)
