@@ -202,16 +202,14 @@ fbt= evt= fbs=
 # stop_tools: iolat-snoop first, then the iolat-tops together (their last
 # reports are compared), each waited for, whichever have not been: on
 # every way out, so a failure leaves none attached for the next test.
-# (A child that exited stays until waited for: gone or a zombie is done.)
-exited() { [ ! -e /proc/$1 ] || [ "$(sed 's/.*) //; s/ .*//' /proc/$1/stat)" = Z ]; }
 stop_tools() {
 	local p
 	if [ -n "$fbs" ]; then
 		kill -INT $fbs 2>/dev/null
-		wait_for 30 exited $fbs
+		wait_for 30 pid_gone $fbs
 	fi
 	for p in $fbt $evt; do kill -INT $p 2>/dev/null; done
-	for p in $fbt $evt; do wait_for 30 exited $p; done
+	for p in $fbt $evt; do wait_for 30 pid_gone $p; done
 }
 trap 'stop_tools; swapoff /dev/iolat0 2>/dev/null' EXIT
 # The two tools that trace the functions attach, and later detach, one at
@@ -222,7 +220,7 @@ trap 'stop_tools; swapoff /dev/iolat0 2>/dev/null' EXIT
 fbt=$!
 "$TOOLS/iolat-top" -j -d iolat0 1 >/tmp/ev-swap.json 2>/tmp/ev-swap.err &
 evt=$!
-attached() { grep -q "$2" "$1" || ! kill -0 "$3" 2>/dev/null; }
+attached() { grep -q "$2" "$1" || pid_gone "$3"; }
 wait_for 60 attached /tmp/fb-swap.err "blkcg_maybe_throttle_current attached" $fbt ||
 	fail "iolat-top --no-events did not attach the functions: $(cat /tmp/fb-swap.err)"
 "$TOOLS/iolat-snoop" --no-events -a -j -d iolat0 >/tmp/fb-snoop.json 2>/tmp/fb-snoop.err &
