@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -731,50 +732,100 @@ void top_print_text(FILE *f, const struct top_report *rep)
  */
 enum prom_kind { PROM_GROUP, PROM_PARENT, PROM_CGROUP };
 
+/*
+ * A sample's value: most are whole counts of a unit (ns, us, hundredths
+ * of a percent), written as the exact decimal n * 10^-exp10 ("0.00123"
+ * for 1,230 us) without floating point, whose "%.17g" cost most of a
+ * file of 10,000 rows and wrote 0.03 as 0.029999999999999999; the rest
+ * (ratios, +Inf) are doubles, exp10 < 0.
+ */
+struct prom_sample {
+	__u64 n;
+	int exp10;
+	double v;
+};
+
 struct prom_metric {
 	const char *name, *type, *help;
 	enum prom_kind kind;
-	/* Sets *v and returns true if row @r has this metric. */
-	bool (*get)(const struct top_row *r, double *v);
+	/* Fills *s and returns true if row @r has this metric. */
+	bool (*get)(const struct top_row *r, struct prom_sample *s);
 };
 
 #define PROM_GETTER(fn, cond, val)					\
-	static bool fn(const struct top_row *r, double *v)			\
+	static bool fn(const struct top_row *r, struct prom_sample *s)	\
 	{								\
 		if (!(cond))						\
 			return false;					\
-		*v = (val);						\
+		s->exp10 = -1;						\
+		s->v = (val);						\
+		return true;						\
+	}
+#define PROM_EXACT(fn, cond, count, e)					\
+	static bool fn(const struct top_row *r, struct prom_sample *s)	\
+	{								\
+		if (!(cond))						\
+			return false;					\
+		s->exp10 = (e);						\
+		s->n = (count);						\
 		return true;						\
 	}
 
-PROM_GETTER(get_target, r->target_us, r->target_us / 1e6)
-PROM_GETTER(get_mean, r->g.has_window && !r->g.ssd, r->g.last_mean_ns / 1e9)
+PROM_EXACT(get_target, r->target_us, r->target_us, 6)
+PROM_EXACT(get_mean, r->g.has_window && !r->g.ssd, r->g.last_mean_ns, 9)
 PROM_GETTER(get_missed, r->g.has_window && r->g.ssd && r->g.last_samples,
 	    (double)r->g.last_missed / r->g.last_samples)
-PROM_GETTER(get_samples, r->g.has_window, r->g.last_samples)
-PROM_GETTER(get_acc_mean, r->g.has_window && !r->g.ssd, r->g.acc_mean_ns / 1e9)
+PROM_EXACT(get_samples, r->g.has_window, r->g.last_samples, 0)
+PROM_EXACT(get_acc_mean, r->g.has_window && !r->g.ssd, r->g.acc_mean_ns, 9)
 PROM_GETTER(get_acc_missed, r->g.has_window && r->g.ssd && r->g.acc_samples,
 	    (double)r->g.acc_missed / r->g.acc_samples)
-PROM_GETTER(get_met, r->g.has_window && r->g.last_action != IOLAT_ACT_OFFLINE,
-	    r->g.last_met)
+PROM_EXACT(get_met, r->g.has_window && r->g.last_action != IOLAT_ACT_OFFLINE,
+	   r->g.last_met, 0)
 PROM_GETTER(get_depth, r->g.has_depth,
 	    r->g.depth == IOLAT_DEPTH_MAX ? INFINITY : r->g.depth)
-PROM_GETTER(get_cookie, r->has_group && r->g.cookie, r->g.cookie)
-PROM_GETTER(get_use_delay, r->g.has_use_delay, r->g.use_delay)
-PROM_GETTER(get_windows, r->has_group, r->g.windows)
-PROM_GETTER(get_windows_missed, r->has_group, r->g.windows_missed)
-PROM_GETTER(get_throttled, r->has_group, r->g.throttled)
-PROM_GETTER(get_throttled_wait, r->has_group, r->g.throttled_wait_ns / 1e9)
-PROM_GETTER(get_charged, r->has_group || r->fn_charges, r->g.charged_ns / 1e9)
-PROM_GETTER(get_paid, r->has_group || r->fn_pays, r->g.paid_ns / 1e9)
-PROM_GETTER(get_psi_some, !isnan(r->psi_some), r->psi_some / 100)
-PROM_GETTER(get_psi_full, !isnan(r->psi_full), r->psi_full / 100)
-PROM_GETTER(get_limited, r->limited_known, r->limited_ns / 1e9)
+PROM_EXACT(get_cookie, r->has_group && r->g.cookie, r->g.cookie, 0)
+PROM_GETTER(get_use_delay, r->g.has_use_delay, r->g.use_delay)	/* < 0: io.cost's */
+PROM_EXACT(get_windows, r->has_group, r->g.windows, 0)
+PROM_EXACT(get_windows_missed, r->has_group, r->g.windows_missed, 0)
+PROM_EXACT(get_throttled, r->has_group, r->g.throttled, 0)
+PROM_EXACT(get_throttled_wait, r->has_group, r->g.throttled_wait_ns, 9)
+PROM_EXACT(get_charged, r->has_group || r->fn_charges, r->g.charged_ns, 9)
+PROM_EXACT(get_paid, r->has_group || r->fn_pays, r->g.paid_ns, 9)
+/*
+ * io.pressure's avg10: a percentage with two decimals, exact in hundredths;
+ * anything else the file might hold someday, as a double.
+ */
+static bool psi_sample(double pct, struct prom_sample *s)
+{
+	double hundredths = round(pct * 100);
+
+	if (isnan(pct))
+		return false;
+	if (pct >= 0 && pct <= 100 && fabs(pct * 100 - hundredths) < 1e-6) {
+		s->exp10 = 4;
+		s->n = (__u64)hundredths;
+	} else {
+		s->exp10 = -1;
+		s->v = pct / 100;
+	}
+	return true;
+}
+
+static bool get_psi_some(const struct top_row *r, struct prom_sample *s)
+{
+	return psi_sample(r->psi_some, s);
+}
+
+static bool get_psi_full(const struct top_row *r, struct prom_sample *s)
+{
+	return psi_sample(r->psi_full, s);
+}
+PROM_EXACT(get_limited, r->limited_known, r->limited_ns, 9)
 PROM_GETTER(get_depth_min, r->in.known && r->in.depth_min_known,
 	    r->in.depth_min == IOLAT_DEPTH_MAX ? INFINITY : r->in.depth_min)
-PROM_GETTER(get_children_cookie, r->has_parent, r->p.cookie)
-PROM_GETTER(get_scale_downs, r->has_parent, r->p.scale_downs)
-PROM_GETTER(get_scale_ups, r->has_parent, r->p.scale_ups)
+PROM_EXACT(get_children_cookie, r->has_parent, r->p.cookie, 0)
+PROM_EXACT(get_scale_downs, r->has_parent, r->p.scale_downs, 0)
+PROM_EXACT(get_scale_ups, r->has_parent, r->p.scale_ups, 0)
 
 static const struct prom_metric prom_metrics[] = {
 	{ "iolat_target_seconds", "gauge", "io.latency target", PROM_GROUP, get_target },
@@ -953,36 +1004,168 @@ static void prom_maps(FILE *f, const struct top_model *m)
 }
 
 /*
- * A sample's value, as "%.17g" writes it, and the line's end: an integer
- * in [0, 2^53) (counters, depths, the idle's 0: most values) has those
- * very digits from iolat_fmt_u64(), without printf's floating point,
- * which cost most of a file of 10,000 rows; the rest goes to printf.
+ * A sample's value and the line's end: an exact one as its decimal digits
+ * (trailing zeros of the fraction cut), a double as "%.17g" writes it
+ * (what reads back as the same double), an integral one in [0, 2^53) as
+ * its digits without printf.
  */
-static void prom_value(FILE *f, double v)
+static void prom_value(FILE *f, const struct prom_sample *s)
 {
-	char buf[64] = "\"} ";
-	int n = 3;
+	char buf[64] = "\"} ", frac[24];
+	int n = 3, k, e = s->exp10;
+	__u64 scale = 1;
+	double v = s->v;
 
-	if (isinf(v)) {
-		fputs("\"} +Inf\n", f);
-		return;
-	}
-	if (v >= 0 && v < 9007199254740992.0 && !signbit(v) && v == (double)(__u64)v)
+	if (e >= 0) {
+		for (k = 0; k < e; k++)
+			scale *= 10;
+		n += iolat_fmt_u64(buf + n, sizeof(buf) - n - 1, s->n / scale);
+		k = iolat_fmt_u64(frac, sizeof(frac), s->n % scale);
+		while (k > 0 && frac[k - 1] == '0')
+			k--;	/* 0.00100 is 0.001; a fraction of 0, none */
+		if (k > 0) {
+			buf[n++] = '.';
+			for (; e > (int)strlen(frac); e--)
+				buf[n++] = '0';
+			memcpy(buf + n, frac, k);
+			n += k;
+		}
+	} else if (isinf(v)) {
+		n += snprintf(buf + n, sizeof(buf) - n - 1, "%s", v > 0 ? "+Inf" : "-Inf");
+	} else if (v >= 0 && v < 9007199254740992.0 && !signbit(v) && v == (double)(__u64)v) {
 		n += iolat_fmt_u64(buf + n, sizeof(buf) - n - 1, (__u64)v);
-	else
+	} else {
 		n += snprintf(buf + n, sizeof(buf) - n - 1, "%.17g", v);
+	}
 	buf[n++] = '\n';
 	fwrite(buf, 1, n, f);
+}
+
+/*
+ * The paths' label values (escaped, quoted for "..."), made once a path:
+ * escaping every row's path each report, nineteen times, was a fifth of
+ * -P's time at 10,000 cgroups.  Keyed by the path's pointer, which is the
+ * same path while the tree's paths_gen is the same; emptied when it
+ * changes (a walk freed them).
+ */
+static struct prom_label_cache {
+	const struct iolat_cgroups *cgs;
+	unsigned long gen;
+	struct prom_label {
+		const char *path;
+		char *label;
+	} *v;
+	size_t n, cap;
+} labels;
+
+static void labels_clear(void)
+{
+	size_t i;
+
+	for (i = 0; i < labels.cap; i++)
+		free(labels.v[i].label);
+	free(labels.v);
+	memset(&labels, 0, sizeof(labels));
+}
+
+static char *label_make(const char *path)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f)
+		return NULL;
+	iolat_prom_label(f, path);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* @path's label value: kept, or NULL (no tree to key it by, no memory). */
+static const char *label_of(const struct top_model *m, const char *path)
+{
+	size_t i;
+
+	if (!m->cgs)
+		return NULL;
+	if (labels.cgs != m->cgs || labels.gen != m->cgs->paths_gen) {
+		labels_clear();
+		labels.cgs = m->cgs;
+		labels.gen = m->cgs->paths_gen;
+	}
+	if (labels.n * 2 >= labels.cap) {
+		struct prom_label_cache old = labels;
+		size_t cap = old.cap ? old.cap * 2 : 1024, k;
+
+		labels.v = calloc(cap, sizeof(*labels.v));
+		if (!labels.v) {
+			labels.v = old.v;
+			return NULL;
+		}
+		labels.cap = cap;
+		for (k = 0; k < old.cap; k++) {
+			if (!old.v[k].path)
+				continue;
+			i = iolat_hash_slot((uintptr_t)old.v[k].path, cap);
+			while (labels.v[i].path)
+				i = (i + 1) & (cap - 1);
+			labels.v[i] = old.v[k];
+		}
+		free(old.v);
+	}
+	i = iolat_hash_slot((uintptr_t)path, labels.cap);
+	while (labels.v[i].path && labels.v[i].path != path)
+		i = (i + 1) & (labels.cap - 1);
+	if (!labels.v[i].path) {
+		labels.v[i].label = label_make(path);
+		if (!labels.v[i].label)
+			return NULL;
+		labels.v[i].path = path;
+		labels.n++;
+	}
+	return labels.v[i].label;
+}
+
+/* @path as a label value: the kept one, or escaped here. */
+static void prom_path(FILE *f, const struct top_model *m, const char *path)
+{
+	const char *label = label_of(m, path);
+
+	if (label)
+		fputs(label, f);
+	else
+		iolat_prom_label(f, path);
 }
 
 void top_print_prom(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
 	bool *seen = cgroups_seen(m);
-	size_t k, i;
-	char head[128];
+	struct prom_sample v;
+	size_t k, i, d;
+	char head[128], **devs;
 	int len;
-	double v;
+
+	/* The devices' label values, with the cgroup's label name after. */
+	devs = calloc(m->ndevs ?: 1, sizeof(*devs));
+	for (d = 0; devs && d < m->ndevs; d++) {
+		char *buf = NULL;
+		size_t size = 0;
+		FILE *mf = open_memstream(&buf, &size);
+
+		if (mf) {
+			iolat_prom_label(mf, iolat_dev_name(m->devs[d]));
+			fputs("\",cgroup=\"", mf);
+			if (fclose(mf)) {
+				free(buf);
+				buf = NULL;
+			}
+		}
+		devs[d] = buf;
+	}
 
 	prom_head(f, m);
 	for (k = 0; k < sizeof(prom_metrics) / sizeof(*prom_metrics); k++) {
@@ -1002,14 +1185,23 @@ void top_print_prom(FILE *f, const struct top_report *rep)
 				continue;
 			fwrite(head, 1, len, f);
 			if (pm->kind != PROM_CGROUP) {
-				iolat_prom_label(f, iolat_dev_name(r->dev));
-				fputs("\",cgroup=\"", f);
+				for (d = 0; d < m->ndevs && m->devs[d] != r->dev; d++)
+					;
+				if (devs && d < m->ndevs && devs[d]) {
+					fputs(devs[d], f);
+				} else {
+					iolat_prom_label(f, iolat_dev_name(r->dev));
+					fputs("\",cgroup=\"", f);
+				}
 			}
-			iolat_prom_label(f, r->path);
-			prom_value(f, v);
+			prom_path(f, m, r->path);
+			prom_value(f, &v);
 		}
 	}
 	free(seen);
+	for (d = 0; devs && d < m->ndevs; d++)
+		free(devs[d]);
+	free(devs);
 	if (!has_bpf(m))
 		return;		/* no BPF side: nothing to lose, nothing to say */
 	prom_maps(f, m);
@@ -1103,6 +1295,7 @@ static int prom_replace(const char *file, const struct top_report *rep, const ch
 			goto out;
 		}
 		setvbuf(f, buf, _IOFBF, sizeof(buf));
+		__fsetlocking(f, FSETLOCKING_BYCALLER);	/* ours alone: no lock a call */
 		top_print_prom(f, rep);
 		if (ferror(f) && !o.err)
 			o.err = EIO;

@@ -2061,7 +2061,7 @@ static void test_fallback_functions(void)
 	      "fallback functions: a cgroup with nothing but a sleep has its row: %s",
 	      json_row(json, "/fn/sleeper"));
 	check_unknowns_but(text, json, "/fn/loose", "functions attached", true);
-	check(strstr(prom, "iolat_delay_charged_seconds_total{device=\"4000:1\",cgroup=\"/fn/loose\"} 0.029999999999999999\n") &&
+	check(strstr(prom, "iolat_delay_charged_seconds_total{device=\"4000:1\",cgroup=\"/fn/loose\"} 0.03\n") &&
 	      strstr(prom, "iolat_delay_paid_seconds_total{device=\"4000:1\",cgroup=\"/fn/tight\"} 0\n") &&
 	      strstr(prom, "iolat_function_attached{function=\"blkcg_add_delay\"} 1\n") &&
 	      strstr(prom, "iolat_function_attached{function=\"blkcg_maybe_throttle_current\"} 1\n") &&
@@ -3467,13 +3467,24 @@ static void test_prom_numbers(void)
 		int k;
 
 		for (k = 0; k < 3; k++) {
-			double d = k == 0 ? (double)r->g.windows : k == 1 ? r->g.use_delay :
-				   r->psi_some / 100;
+			double d = k == 1 ? r->g.use_delay : r->psi_some / 100;
+			double h = round(r->psi_some * 100);
 
-			if (isinf(d))
+			if (k == 0) {
+				/* A counter: its exact digits. */
+				snprintf(v, sizeof(v), "%llu", (unsigned long long)r->g.windows);
+			} else if (k == 2 && r->psi_some >= 0 && r->psi_some <= 100 &&
+				   fabs(r->psi_some * 100 - h) < 1e-6) {
+				/* A pressure in hundredths of a percent: exact. */
+				snprintf(v, sizeof(v), "%.4f", fabs(h) / 10000);
+				while (strchr(v, '.') && (v[strlen(v) - 1] == '0' ||
+							  v[strlen(v) - 1] == '.'))
+					v[strlen(v) - 1] = '\0';
+			} else if (isinf(d)) {
 				snprintf(v, sizeof(v), "+Inf");
-			else
+			} else {
 				snprintf(v, sizeof(v), "%.17g", d);
+			}
 			if (k == 2)
 				snprintf(want, sizeof(want),
 					 "\niolat_io_pressure_some_ratio{cgroup=\"%s\"} %s\n",
@@ -3493,8 +3504,9 @@ static void test_prom_numbers(void)
 				snprintf(first, sizeof(first), "%s", want + 1);
 		}
 	}
-	check(!bad, "prom numbers: every value as \"%%.17g\" writes it (0, -0, 1, 2^53 - 1, "
-	      "2^53, 2^64 - 1, 0.5, 1e-9, 1e20, -1, +Inf, ...): %zu wrong%s%s", bad,
+	check(!bad, "prom numbers: counters' exact digits (0, 2^53 + 1, 2^64 - 1, ...), "
+	      "pressures in hundredths exact (0.0995, 1), others as \"%%.17g\" writes them "
+	      "(-1, 0.33333, 1e20, +Inf, ...): %zu wrong%s%s", bad,
 	      bad ? ", first: " : "", first);
 	/* Integers all: the calls the writer makes for 1,000 rows and for 10. */
 	for (i = 0; i < fx.m.n; i++) {
@@ -3524,6 +3536,39 @@ static void test_prom_numbers(void)
 	      "prom numbers: integers and plain labels cost no printf a row (%lu calls for "
 	      "%d rows, %lu for %d) and at most a fputc() a line (%lu more for %zu more lines)",
 	      fp[0], N, fp[1], FEW, fc[0] - fc[1], lines[0] - lines[1]);
+	fixture_free(&fx);
+}
+
+/*
+ * -P keeps each path's label value from one report to the next, by the
+ * path's address: a walk frees the paths, and a new one may get an old
+ * one's address, as here, where the row's path is made another in place
+ * and the tree's paths_gen moves on as a walk's would.  The label must
+ * be the new path's.
+ */
+static void test_prom_label_kept(void)
+{
+	struct fixture fx = {};
+	struct top_report rep = {};
+	const char *out;
+	bool first, second;
+
+	mkcg("/lk");
+	mkcg("/lk/old-name");
+	put_target("/lk/old-name", DEV1, 1000);
+	scan(&fx);
+	fixture_filter(&fx, "^/lk/");
+	interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1);
+	rep.m = &fx.m;
+	out = render(top_print_prom, &rep);
+	first = fx.m.n == 1 && strstr(out, "cgroup=\"/lk/old-name\"} 0.001\n");
+	if (fx.m.n == 1)
+		memcpy((char *)fx.m.v[0].path, "/lk/new-name", strlen("/lk/new-name"));
+	fx.cgs.paths_gen++;
+	out = render(top_print_prom, &rep);
+	second = strstr(out, "cgroup=\"/lk/new-name\"} 0.001\n") && !strstr(out, "old-name");
+	check(first && second, "prom labels kept: a new path at an old path's address, "
+	      "after a walk, has its own label");
 	fixture_free(&fx);
 }
 
@@ -4484,6 +4529,7 @@ int main(int argc, char **argv)
 	test_psi_quiet();
 	test_prom_numbers();
 	test_label_runs();
+	test_prom_label_kept();
 	test_sort_first();
 	test_text_numbers();
 	test_sort_memo();
