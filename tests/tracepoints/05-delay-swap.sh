@@ -54,10 +54,11 @@ pays=$(grep 'iolatency_delay_pay:' /tmp/trace.txt)
 ! grep -v "iolatency_delay_pay: $LOOSE " <<<"$pays" ||
 	fail "a group other than loose (cgroup_id $id) paid delay"
 
-# The protected reader keeps going while loose swaps.
+# The protected reader keeps going while loose swaps: 50 IOPS at least
+# (measured: 443); a reader stalled behind the swap storm does a few.
 r1=$(iostat_key iolat-p/tight iolat0 rios)
 sleep 2
 r2=$(iostat_key iolat-p/tight iolat0 rios)
 note "tight reader: $(( (r2 - r1) / 2 )) IOPS while loose swaps"
-[ "$r2" -gt "$r1" ] || fail "the protected reader stalled"
+[ $((r2 - r1)) -ge 100 ] || fail "the protected reader stalled: $((r2 - r1)) reads in 2 s"
 cg_kill iolat-p
