@@ -57,12 +57,23 @@ bg_started() {
 # tool_stop PID...: SIGINT to all at once (the tools print their summary
 # on it: a bpftrace detaching its probes takes 10 s or more under TCG),
 # then wait for each, 90 s at most, sending SIGINT again to one that
-# missed it (sigint_wait: bpftrace 0.17 can).
+# missed it (sigint_wait: bpftrace 0.17 can).  Each must still be running
+# at the SIGINT and end on it with status 0: a tool that died mid-scenario
+# left a short recording, which the checks must not read as the whole.
 tool_stop() {
-	local p
+	local p rc comm dead=
+	for p in "$@"; do
+		kill -0 "$p" 2>/dev/null || dead+=" $p"
+	done
 	kill -INT "$@" 2>/dev/null
 	for p in "$@"; do
-		sigint_wait 90 "$p" >/dev/null || kill -KILL "$p" 2>/dev/null
+		comm=$(cat "/proc/$p/comm" 2>/dev/null)
+		sigint_wait 90 "$p" >/dev/null
+		rc=$?
+		[ $rc = 124 ] && kill -KILL "$p" 2>/dev/null
+		[[ " $dead " != *" $p "* ]] ||
+			fail "a tool (pid $p) had already exited, status $rc, before its SIGINT"
+		[ $rc = 0 ] || fail "${comm:-pid $p} ended with status $rc on SIGINT (124: still running after 90 s)"
 	done
 	return 0
 }
