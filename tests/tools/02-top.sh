@@ -11,6 +11,7 @@ cg_create iolat-q/idle
 io_latency_set iolat-q/idle iolat0 7000
 "$TOOLS/iolat-top" -j -d iolat0 1 >/tmp/top.json 2>/tmp/top.err &
 top=$!
+bg_track $top
 sleep 2
 kill -0 $top 2>/dev/null || fail "iolat-top died: $(cat /tmp/top.err)"
 loose_start iolat0

@@ -6,8 +6,10 @@ need_tools
 nullb_create iolat0 completion_nsec=2000000 hw_queue_depth=16
 "$TOOLS/iolat-snoop" -j -d iolat0 >/tmp/snoop.json 2>/tmp/snoop.err &
 js=$!
+bg_track $js
 "$TOOLS/iolat-snoop" -c '^/iolat-p/loose$' >/tmp/snoop.txt 2>&1 &
 tx=$!
+bg_track $tx
 sleep 3
 loose_start iolat0
 tight_start iolat0 1000

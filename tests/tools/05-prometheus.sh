@@ -16,6 +16,7 @@ mkdir -p $prom
 nullb_create iolat0 completion_nsec=2000000 hw_queue_depth=16
 "$TOOLS/iolat-top" -q -P $prom/iolat.prom -d iolat0 0.5 >/tmp/top.out 2>&1 &
 top=$!
+bg_track $top
 loose_start iolat0
 tight_start iolat0 1000
 metric() {	# NAME CGROUP: the value of NAME for CGROUP on iolat0
@@ -55,6 +56,7 @@ prometheus-node-exporter --web.listen-address=127.0.0.1:19100 \
 	--collector.disable-defaults --collector.textfile \
 	--collector.textfile.directory=$prom >/tmp/ne.log 2>&1 &
 ne=$!
+bg_track $ne
 wait_for 30 curl -sf -o /tmp/scrape.txt http://127.0.0.1:19100/metrics ||
 	{ cat /tmp/ne.log; fail "node_exporter did not answer"; }
 kill $ne
