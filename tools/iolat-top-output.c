@@ -1012,7 +1012,7 @@ static void prom_maps(FILE *f, const struct top_model *m)
 static void prom_value(FILE *f, const struct prom_sample *s)
 {
 	char buf[64] = "\"} ", frac[24];
-	int n = 3, k, e = s->exp10;
+	int n = 3, k, len, e = s->exp10;
 	__u64 scale = 1;
 	double v = s->v;
 
@@ -1020,12 +1020,12 @@ static void prom_value(FILE *f, const struct prom_sample *s)
 		for (k = 0; k < e; k++)
 			scale *= 10;
 		n += iolat_fmt_u64(buf + n, sizeof(buf) - n - 1, s->n / scale);
-		k = iolat_fmt_u64(frac, sizeof(frac), s->n % scale);
+		len = k = iolat_fmt_u64(frac, sizeof(frac), s->n % scale);
 		while (k > 0 && frac[k - 1] == '0')
 			k--;	/* 0.00100 is 0.001; a fraction of 0, none */
 		if (k > 0) {
 			buf[n++] = '.';
-			for (; e > (int)strlen(frac); e--)
+			for (; e > len; e--)	/* the fraction's leading zeros */
 				buf[n++] = '0';
 			memcpy(buf + n, frac, k);
 			n += k;
@@ -1129,15 +1129,13 @@ static const char *label_of(const struct top_model *m, const char *path)
 	return labels.v[i].label;
 }
 
-/* @path as a label value: the kept one, or escaped here. */
-static void prom_path(FILE *f, const struct top_model *m, const char *path)
+/* @s as a label value: @kept, its escaped form made before, or escaped here. */
+static void prom_label_put(FILE *f, const char *kept, const char *s)
 {
-	const char *label = label_of(m, path);
-
-	if (label)
-		fputs(label, f);
+	if (kept)
+		fputs(kept, f);
 	else
-		iolat_prom_label(f, path);
+		iolat_prom_label(f, s);
 }
 
 void top_print_prom(FILE *f, const struct top_report *rep)
@@ -1149,23 +1147,10 @@ void top_print_prom(FILE *f, const struct top_report *rep)
 	char head[128], **devs;
 	int len;
 
-	/* The devices' label values, with the cgroup's label name after. */
+	/* The devices' label values, made once a report. */
 	devs = calloc(m->ndevs ?: 1, sizeof(*devs));
-	for (d = 0; devs && d < m->ndevs; d++) {
-		char *buf = NULL;
-		size_t size = 0;
-		FILE *mf = open_memstream(&buf, &size);
-
-		if (mf) {
-			iolat_prom_label(mf, iolat_dev_name(m->devs[d]));
-			fputs("\",cgroup=\"", mf);
-			if (fclose(mf)) {
-				free(buf);
-				buf = NULL;
-			}
-		}
-		devs[d] = buf;
-	}
+	for (d = 0; devs && d < m->ndevs; d++)
+		devs[d] = label_make(iolat_dev_name(m->devs[d]));
 
 	prom_head(f, m);
 	for (k = 0; k < sizeof(prom_metrics) / sizeof(*prom_metrics); k++) {
@@ -1187,14 +1172,11 @@ void top_print_prom(FILE *f, const struct top_report *rep)
 			if (pm->kind != PROM_CGROUP) {
 				for (d = 0; d < m->ndevs && m->devs[d] != r->dev; d++)
 					;
-				if (devs && d < m->ndevs && devs[d]) {
-					fputs(devs[d], f);
-				} else {
-					iolat_prom_label(f, iolat_dev_name(r->dev));
-					fputs("\",cgroup=\"", f);
-				}
+				prom_label_put(f, devs && d < m->ndevs ? devs[d] : NULL,
+					       iolat_dev_name(r->dev));
+				fputs("\",cgroup=\"", f);
 			}
-			prom_path(f, m, r->path);
+			prom_label_put(f, label_of(m, r->path), r->path);
 			prom_value(f, &v);
 		}
 	}
