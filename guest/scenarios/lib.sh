@@ -61,19 +61,19 @@ bg_started() {
 # at the SIGINT and end on it with status 0: a tool that died mid-scenario
 # left a short recording, which the checks must not read as the whole.
 tool_stop() {
-	local p rc comm dead=
+	local p rc dead=
+	local -A comm
 	for p in "$@"; do
-		kill -0 "$p" 2>/dev/null || dead+=" $p"
+		comm[$p]=$(cat "/proc/$p/comm" 2>/dev/null) || dead+=" $p"
 	done
 	kill -INT "$@" 2>/dev/null
 	for p in "$@"; do
-		comm=$(cat "/proc/$p/comm" 2>/dev/null)
 		sigint_wait 90 "$p" >/dev/null
 		rc=$?
 		[ $rc = 124 ] && kill -KILL "$p" 2>/dev/null
 		[[ " $dead " != *" $p "* ]] ||
 			fail "a tool (pid $p) had already exited, status $rc, before its SIGINT"
-		[ $rc = 0 ] || fail "${comm:-pid $p} ended with status $rc on SIGINT (124: still running after 90 s)"
+		[ $rc = 0 ] || fail "${comm[$p]:-pid $p} ended with status $rc on SIGINT (124: still running after 90 s)"
 	done
 	return 0
 }

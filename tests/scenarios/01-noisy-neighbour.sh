@@ -1,6 +1,7 @@
 # Scenario 1, short: the protected reader did IO in both phases, its
-# percentiles are sane, and the target protects it; the recording shows tight's target and its
-# windows judged by misses (null_blk is non-rotational), and loose's IO.
+# percentiles are sane, and the target protects it; the recording shows
+# tight's target and its windows judged by misses (null_blk is
+# non-rotational), and loose's IO.
 . "$IOLAT_REPO/guest/scenarios/lib.sh"
 need_tools
 run_scenario 1-noisy-neighbour 8

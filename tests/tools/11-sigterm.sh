@@ -28,6 +28,8 @@ term() {
 	bg_track $pid
 	wait_for 120 "$ready" || fail "$name: not ready in 120 s: $(cat "/tmp/iolat-term/$name.err")"
 	sleep 1
+	# Its programs are seen, so that the count after means something.
+	[ "$(progs)" -gt "$base" ] || fail "$name: bpftool sees none of its BPF programs"
 	kill -TERM $pid
 	tracer_end 30 $pid
 	rc=$?
