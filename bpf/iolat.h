@@ -295,6 +295,11 @@ struct iolat_sleeper {
 #define IOLAT_IOSTAT_MAX	65536	/* records a walk can hold: 4 MiB */
 #define IOLAT_IOSTAT_BLKGS	64	/* blkgs (devices) looked at per cgroup */
 #define IOLAT_IOSTAT_MAGIC	0x696f6c31U	/* "iol1": the end record */
+/*
+ * Cgroups with IO between two refreshes that the front-end reads file by
+ * file rather than walk: past a few hundred the walk is cheaper anyway.
+ */
+#define IOLAT_IOSTAT_MARKS	4096
 
 /* The kernel's enum blkg_iostat_type, renamed (vmlinux.h has it too). */
 enum iolat_iostat_type {

@@ -1193,6 +1193,7 @@ int iolat_iostat_set_fill(struct iolat_iostat_set *s, const void *end, size_t le
 	s->n = 0;
 	s->top_level = -1;
 	s->visited = 0;
+	s->filled = s->walked = false;
 	if (len != sizeof(e))
 		return -EPROTO;
 	memcpy(&e, end, sizeof(e));
@@ -1220,7 +1221,100 @@ int iolat_iostat_set_fill(struct iolat_iostat_set *s, const void *end, size_t le
 	qsort(s->v, s->n, sizeof(*s->v), cmp_rec);
 	s->top_level = e.top_level;
 	s->visited = e.visited;
+	s->filled = s->walked = true;
 	return 0;
+}
+
+int iolat_iostat_recs_parse(char *text, __u64 id, __u32 dev,
+			    struct iolat_iostat_rec *out, size_t cap)
+{
+	__u32 devs[IOLAT_IOSTAT_BLKGS] = {};
+	struct iolat_iostat io[IOLAT_IOSTAT_BLKGS] = {};
+	unsigned int ma, mi;
+	size_t ndev = 0, k, n = 0;
+	char *line;
+
+	/* Its devices first: the lines with counters, rbytes= and on. */
+	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *eol = strchrnul(line, '\n');
+		const char *c = strstr(line, " rbytes=");
+
+		if (!c || c > eol || sscanf(line, "%u:%u", &ma, &mi) != 2)
+			continue;
+		if (dev && IOLAT_MKDEV(ma, mi) != dev)
+			continue;
+		if (ndev == IOLAT_IOSTAT_BLKGS)
+			return -EOVERFLOW;
+		devs[ndev++] = IOLAT_MKDEV(ma, mi);
+	}
+	if (ndev > cap)
+		return -EOVERFLOW;
+	iolat_iostat_parse(text, devs, ndev, io);
+	for (k = 0; k < ndev; k++) {
+		if (!io[k].has_io)
+			continue;
+		out[n++] = (struct iolat_iostat_rec){
+			.cgroup_id = id, .dev = devs[k],
+			.bytes = { io[k].rbytes, io[k].wbytes, io[k].dbytes },
+			.ios = { io[k].rios, io[k].wios, io[k].dios },
+		};
+	}
+	qsort(out, n, sizeof(*out), cmp_rec);
+	return n;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	const __u64 *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+int iolat_iostat_set_update(struct iolat_iostat_set *s, const __u64 *ids, size_t nids,
+			    const struct iolat_iostat_rec *recs, size_t nrecs)
+{
+	size_t cap = s->n + nrecs, r = 0, i = 0, k = 0, n = 0;
+	struct iolat_iostat_rec *v;
+
+	if (!s->filled)
+		return -EINVAL;		/* nothing to update: walk */
+	v = malloc((cap ?: 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	/* Three sorted lists: the kept records, the ids re-read, theirs. */
+	while (r < s->n || k < nrecs) {
+		const struct iolat_iostat_rec *old = r < s->n ? &s->v[r] : NULL;
+
+		if (old) {
+			while (i < nids && ids[i] < old->cgroup_id)
+				i++;
+			if (i < nids && ids[i] == old->cgroup_id) {
+				r++;	/* re-read: its records are @recs' */
+				continue;
+			}
+		}
+		if (k < nrecs && (!old || cmp_rec(&recs[k], old) < 0))
+			v[n++] = recs[k++];
+		else
+			v[n++] = s->v[r++];
+	}
+	free(s->v);
+	s->v = v;
+	s->n = n;
+	s->cap = cap ?: 1;
+	s->walked = false;
+	return 0;
+}
+
+void iolat_iostat_ids_sort(__u64 *ids, size_t *n)
+{
+	size_t i, k = 0;
+
+	qsort(ids, *n, sizeof(*ids), cmp_u64);
+	for (i = 0; i < *n; i++)
+		if (!k || ids[i] != ids[k - 1])
+			ids[k++] = ids[i];
+	*n = k;
 }
 
 bool iolat_iostat_set_has(const struct iolat_iostat_set *s, bool root)

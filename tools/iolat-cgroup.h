@@ -276,6 +276,11 @@ struct iolat_iostat_set {
 	size_t n, cap;
 	int top_level;			/* the walk's top's level; -1: none seen */
 	__u32 visited;			/* cgroups the walk saw */
+	/*
+	 * @filled: holds a walk's records, updated or not (a failed walk
+	 * clears it); @walked: by the walk alone, none updated since.
+	 */
+	bool filled, walked;
 };
 
 /*
@@ -289,6 +294,21 @@ struct iolat_iostat_set {
  */
 int iolat_iostat_set_fill(struct iolat_iostat_set *s, const void *end, size_t len,
 			  const struct iolat_iostat_rec *recs, size_t cap);
+/*
+ * Between walks, cgroups whose counters moved are read from their files:
+ * iolat_iostat_recs_parse() makes @text, a cgroup @id's io.stat, the
+ * records a walk would (a device's line with counters; only @dev's
+ * unless 0) into @out[@cap], sorted, and returns how many or -EOVERFLOW;
+ * iolat_iostat_set_update() puts them in @s for the @nids cgroups @ids
+ * (sorted, each once: iolat_iostat_ids_sort()), whose old records go,
+ * so that @s is what a walk now would give those cgroups.  0; -EINVAL
+ * when @s has no walk to update, -ENOMEM.
+ */
+int iolat_iostat_recs_parse(char *text, __u64 id, __u32 dev,
+			    struct iolat_iostat_rec *out, size_t cap);
+int iolat_iostat_set_update(struct iolat_iostat_set *s, const __u64 *ids, size_t nids,
+			    const struct iolat_iostat_rec *recs, size_t nrecs);
+void iolat_iostat_ids_sort(__u64 *ids, size_t *n);
 /*
  * Whether cgroup @id's counters come from @s: every cgroup but the
  * hierarchy's root (@root: the tree's first cgroup, the walk's top).

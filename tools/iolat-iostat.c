@@ -16,12 +16,36 @@
 #include "iolat-common.h"
 #include "iolat-iostat.h"
 #include "iolat-iostat.skel.h"
+#include "iolat-map.h"
+
+/*
+ * Refreshes between whole walks while the marks say which cgroups to
+ * read: a walk also drops what no bio marks (a disk removed, a cgroup
+ * gone).
+ */
+#define WALK_EVERY 10
+/* A cgroup's io.stat: a line a disk, under 200 bytes with the debug keys. */
+#define IOSTAT_TEXT_MAX (IOLAT_IOSTAT_BLKGS * 256)
 
 struct iolat_iostat_iter {
 	struct iolat_iostat_bpf *obj;
 	const struct iolat_iostat_rec *recs;	/* the array, mapped read-only */
 	size_t recs_len;
 	int link_fd;
+	__u32 dev;
+	/* io_mark attached, its map, and why not ("" when it is). */
+	bool marking;
+	struct iolat_map marks;
+	char mark_why[160];
+	__u64 marks_full_seen;
+	unsigned int since_walk;
+	/* The cgroups to read between walks, their records, a file's text. */
+	__u64 *ids;
+	size_t ids_cap;
+	struct iolat_iostat_rec *fresh;
+	size_t fresh_cap;
+	char *text;
+	unsigned long walks, reads;
 };
 
 /* libbpf's warnings while loading, kept out of stderr unless -v. */
@@ -32,9 +56,10 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 
 /*
  * What the kernel must have, by its BTF: the iterator's context (the
- * cgroup iterator, 6.1) and the kfunc; "" when both are there.
+ * cgroup iterator, 6.1) and the kfunc; "" when both are there.  And
+ * for the marks, blk_cgroup_bio_start (@mark_why "" when it is there).
  */
-static void check_btf(char *why, size_t len)
+static void check_btf(char *why, size_t len, char *mark_why, size_t mark_len)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 
@@ -49,7 +74,68 @@ static void check_btf(char *why, size_t len)
 	else if (btf__find_by_name_kind(btf, "cgroup_rstat_flush", BTF_KIND_FUNC) < 0)
 		snprintf(why, len, "no cgroup_rstat_flush in this kernel's BTF (the kfunc "
 			 "that flushes the counters)");
+	mark_why[0] = '\0';
+	if (btf__find_by_name_kind(btf, "blk_cgroup_bio_start", BTF_KIND_FUNC) < 0)
+		snprintf(mark_why, mark_len, "blk_cgroup_bio_start not in this kernel's BTF");
 	btf__free(btf);
+}
+
+/*
+ * Open and load the object, io_mark with it when the kernel has its
+ * function; a load that fails with io_mark is tried once without it
+ * (the marks only save time).  0 or -errno.
+ */
+static int load(struct iolat_iostat_iter *it)
+{
+	bool mark = !it->mark_why[0];
+	int err;
+
+	for (;;) {
+		it->obj = iolat_iostat_bpf__open();
+		if (!it->obj)
+			return errno ? -errno : -ENOMEM;
+		it->obj->rodata->targ_dev = it->dev;
+		bpf_program__set_autoload(it->obj->progs.io_mark, mark);
+		err = iolat_iostat_bpf__load(it->obj);
+		if (!err || !mark)
+			return err;
+		snprintf(it->mark_why, sizeof(it->mark_why), "io_mark not loaded: %s",
+			 strerror(-err));
+		iolat_iostat_bpf__destroy(it->obj);
+		it->obj = NULL;
+		mark = false;
+	}
+}
+
+/* Attach io_mark, loaded or not: why not in it->mark_why. */
+static void mark_start(struct iolat_iostat_iter *it)
+{
+	struct bpf_program *prog = it->obj->progs.io_mark;
+
+	if (it->mark_why[0])
+		return;
+	it->obj->links.io_mark = bpf_program__attach(prog);
+	if (!it->obj->links.io_mark) {
+		snprintf(it->mark_why, sizeof(it->mark_why), "io_mark not attached: %s",
+			 strerror(errno));
+		return;
+	}
+	iolat_map_init_bpf(&it->marks, "iolat-top", "marks",
+			   bpf_map__fd(it->obj->maps.marks), sizeof(__u64), sizeof(__u8),
+			   bpf_map__max_entries(it->obj->maps.marks));
+	it->marking = true;
+}
+
+const char *iolat_iostat_iter_marking(const struct iolat_iostat_iter *it)
+{
+	return it->marking ? NULL : it->mark_why;
+}
+
+void iolat_iostat_iter_counts(const struct iolat_iostat_iter *it, unsigned long *walks,
+			      unsigned long *reads)
+{
+	*walks = it->walks;
+	*reads = it->reads;
 }
 
 void iolat_iostat_iter_stop(struct iolat_iostat_iter *it)
@@ -59,6 +145,10 @@ void iolat_iostat_iter_stop(struct iolat_iostat_iter *it)
 	if (it->recs)
 		munmap((void *)it->recs, it->recs_len);
 	iolat_iostat_bpf__destroy(it->obj);
+	iolat_map_free(&it->marks);
+	free(it->ids);
+	free(it->fresh);
+	free(it->text);
 	free(it);
 }
 
@@ -72,24 +162,22 @@ struct iolat_iostat_iter *iolat_iostat_iter_start(__u32 dev, char *why, size_t l
 	int err, cgfd, fd;
 	long page = sysconf(_SC_PAGESIZE);
 
-	check_btf(why, len);
-	if (why[0])
-		return NULL;
 	it = calloc(1, sizeof(*it));
 	if (!it) {
 		snprintf(why, len, "%s", strerror(ENOMEM));
 		return NULL;
 	}
-	old = libbpf_set_print(quiet_print);
-	it->obj = iolat_iostat_bpf__open();
-	if (!it->obj) {
-		snprintf(why, len, "cannot open its BPF object: %s", strerror(errno));
-		goto fail;
+	check_btf(why, len, it->mark_why, sizeof(it->mark_why));
+	if (why[0]) {
+		free(it);
+		return NULL;
 	}
-	it->obj->rodata->targ_dev = dev;
-	err = iolat_iostat_bpf__load(it->obj);
+	it->dev = dev;
+	old = libbpf_set_print(quiet_print);
+	err = load(it);
 	if (err) {
-		snprintf(why, len, "cannot load it: %s", strerror(-err));
+		snprintf(why, len, "%s: %s", it->obj ? "cannot load it" :
+			 "cannot open its BPF object", strerror(-err));
 		goto fail;
 	}
 	cgfd = open(iolat_cgroup_root(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -124,6 +212,7 @@ struct iolat_iostat_iter *iolat_iostat_iter_start(__u32 dev, char *why, size_t l
 		snprintf(why, len, "cannot map its records: %s", strerror(errno));
 		goto fail;
 	}
+	mark_start(it);
 	libbpf_set_print(old);
 	return it;
 fail:
@@ -132,7 +221,81 @@ fail:
 	return NULL;
 }
 
-int iolat_iostat_iter_run(struct iolat_iostat_iter *it, struct iolat_iostat_set *set)
+/* Room for @n more of *@v's @size-byte elements. */
+static int grow(void **v, size_t *cap, size_t used, size_t n, size_t size)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *nv;
+
+	if (used + n <= *cap)
+		return 0;
+	while (ncap < used + n)
+		ncap *= 2;
+	nv = realloc(*v, ncap * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+/*
+ * The marked cgroups' files into @set, their ancestors' too (a parent's
+ * counters are its subtree's): 0, or -errno to walk instead (a cgroup
+ * the tree does not know yet, too many to read, a file unreadable).
+ */
+static int reread(struct iolat_iostat_iter *it, const struct iolat_cgroups *cgs,
+		  struct iolat_iostat_set *set)
+{
+	const __u64 *marked = it->marks.keys;
+	size_t nids = 0, nfresh = 0, i;
+	int err, n;
+
+	for (i = 0; i < it->marks.n; i++) {
+		long c = iolat_cgroups_find(cgs, marked[i]);
+
+		if (c < 0)
+			return -ENOENT;	/* newer than the tree, or outside it */
+		/* Up to the walk's top; the hierarchy's root has no records. */
+		for (; c >= 0 && (c > 0 || set->top_level > 0); c = cgs->v[c].parent) {
+			if (grow((void **)&it->ids, &it->ids_cap, nids, 1, sizeof(*it->ids)))
+				return -ENOMEM;
+			it->ids[nids++] = cgs->v[c].id;
+		}
+	}
+	iolat_iostat_ids_sort(it->ids, &nids);
+	/* A file is some ten walk steps' time: past that, walk. */
+	if (nids > cgs->nlive / 8)
+		return -E2BIG;
+	if (!it->text && !(it->text = malloc(IOSTAT_TEXT_MAX)))
+		return -ENOMEM;
+	for (i = 0; i < nids; i++) {
+		long c = iolat_cgroups_find(cgs, it->ids[i]);
+
+		n = c < 0 ? -ENOENT : iolat_iostat_read(cgs->v[c].path, it->text, IOSTAT_TEXT_MAX);
+		if (n == -ENOENT)
+			continue;	/* gone: no records, as in a walk */
+		if (n < 0)
+			return n;
+		if (n >= IOSTAT_TEXT_MAX - 1)
+			return -EOVERFLOW;
+		if (grow((void **)&it->fresh, &it->fresh_cap, nfresh, IOLAT_IOSTAT_BLKGS,
+			 sizeof(*it->fresh)))
+			return -ENOMEM;
+		n = iolat_iostat_recs_parse(it->text, it->ids[i], it->dev, it->fresh + nfresh,
+					    IOLAT_IOSTAT_BLKGS);
+		if (n < 0)
+			return n;
+		nfresh += n;
+	}
+	err = iolat_iostat_set_update(set, it->ids, nids, it->fresh, nfresh);
+	if (!err)
+		it->reads += nids;
+	return err;
+}
+
+/* The whole walk into @set. */
+static int walk(struct iolat_iostat_iter *it, struct iolat_iostat_set *set)
 {
 	struct iolat_iostat_end end;
 	ssize_t n;
@@ -158,5 +321,27 @@ int iolat_iostat_iter_run(struct iolat_iostat_iter *it, struct iolat_iostat_set 
 	close(fd);
 	if (err)
 		return err;
+	it->walks++;
+	it->since_walk = 0;
 	return iolat_iostat_set_fill(set, &end, n, it->recs, IOLAT_IOSTAT_MAX);
+}
+
+int iolat_iostat_iter_run(struct iolat_iostat_iter *it, const struct iolat_cgroups *cgs,
+			  struct iolat_iostat_set *set)
+{
+	bool whole = !it->marking || !set->filled || ++it->since_walk >= WALK_EVERY;
+	__u64 full;
+
+	if (it->marking) {
+		/* Out before anything is read: a mark set from here on stays. */
+		if (iolat_map_read(&it->marks, true))
+			whole = true;
+		full = it->obj->bss->marks_full;
+		if (full != it->marks_full_seen)
+			whole = true;	/* a cgroup went unmarked */
+		it->marks_full_seen = full;
+	}
+	if (!whole && !reread(it, cgs, set))
+		return 0;
+	return walk(it, set);
 }

@@ -26,11 +26,23 @@ struct iolat_iostat_iter;
  */
 struct iolat_iostat_iter *iolat_iostat_iter_start(__u32 dev, char *why, size_t len);
 /*
- * One walk into @set: 0, or -errno when @set cannot be used this time
- * (-EOVERFLOW: blkgs with IO left out; -EPROTO: a short or foreign end
- * record; or what bpf_iter_create() or read() said).
+ * This refresh's counters into @set, which keeps the last refresh's: a
+ * walk, or, while io_mark marks the cgroups whose counters moved (the
+ * bpf object says how), the files of those and their ancestors in @cgs
+ * (the tree the model reads @set with), with a whole walk every few
+ * refreshes, when the marks overflowed, when a marked cgroup is not in
+ * @cgs yet, or when reading them costs more than a walk.  0, or -errno
+ * when @set cannot be used this time (-EOVERFLOW: blkgs with IO left
+ * out; -EPROTO: a short or foreign end record; or what
+ * bpf_iter_create() or read() said); the next call walks.
  */
-int iolat_iostat_iter_run(struct iolat_iostat_iter *it, struct iolat_iostat_set *set);
+int iolat_iostat_iter_run(struct iolat_iostat_iter *it, const struct iolat_cgroups *cgs,
+			  struct iolat_iostat_set *set);
+/* NULL while io_mark marks, else why not (each refresh then walks). */
+const char *iolat_iostat_iter_marking(const struct iolat_iostat_iter *it);
+/* Walks made and cgroup files read since the start. */
+void iolat_iostat_iter_counts(const struct iolat_iostat_iter *it, unsigned long *walks,
+			      unsigned long *reads);
 void iolat_iostat_iter_stop(struct iolat_iostat_iter *it);
 
 #endif /* __IOLAT_IOSTAT_H */

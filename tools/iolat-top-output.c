@@ -261,7 +261,8 @@ void top_print_json(FILE *f, const struct top_report *rep)
 	else
 		fputs("null", f);	/* no BPF side */
 	/* Where the io.stat counters came from: one walk, or a file each. */
-	fprintf(f, ",\"iostat_source\":\"%s\"", m->iostat ? "iterator" : "files");
+	fprintf(f, ",\"iostat_source\":\"%s\"",
+		!m->iostat ? "files" : m->iostat->walked ? "iterator" : "marked");
 	/* Cgroups the last walk could not read: what is below them has no row. */
 	fprintf(f, ",\"cgroups_unread\":%zu", m->cgs ? m->cgs->unread : 0);
 	json_maps(f, m);

@@ -387,7 +387,7 @@ static const struct iolat_iostat_set *iostat_walk(void)
 
 	if (!iostat_iter)
 		return NULL;
-	err = iolat_iostat_iter_run(iostat_iter, &iostat_set);
+	err = iolat_iostat_iter_run(iostat_iter, &cgroups, &iostat_set);
 	if (!err)
 		return &iostat_set;
 	if (!told)
@@ -415,6 +415,9 @@ static void start_iostat(void)
 	if (!iostat_iter)
 		fprintf(stderr, TOOL ": io.stat read file by file, three system calls a "
 			"cgroup a refresh: the cgroup iterator: %s\n", why);
+	else if (iolat_iostat_iter_marking(iostat_iter))
+		fprintf(stderr, TOOL ": every refresh walks every cgroup for io.stat, "
+			"not only those with IO: %s\n", iolat_iostat_iter_marking(iostat_iter));
 }
 
 /*

@@ -3111,6 +3111,76 @@ static void test_iostat_walk(void)
 }
 
 /*
+ * Between walks: a cgroup's io.stat text made into the records a walk
+ * would give (lines with counters only, the -d device only when set,
+ * sorted), and those put in place of the re-read cgroups' old records,
+ * the others kept, the order kept: a cgroup re-read with no line
+ * loses its records, a new one gains them.
+ */
+static void test_iostat_update(void)
+{
+	struct iolat_iostat_rec recs[8], fresh[8], *v;
+	struct iolat_iostat_set set = {};
+	struct iolat_iostat_end end;
+	char text[256];
+	__u64 ids[] = { 30, 10, 30, 40 };
+	size_t nids = 4, i;
+	int n, err;
+	bool sorted = true;
+
+	strcpy(text, "4000:2 rbytes=4096 wbytes=8192 rios=1 wios=2 dbytes=512 dios=3\n"
+	       "4000:3 depth=max\n"
+	       "4000:1 rbytes=10 wbytes=20 rios=30 wios=40 dbytes=0 dios=0 depth=4\n");
+	n = iolat_iostat_recs_parse(text, 10, 0, fresh, 8);
+	check(n == 2 && fresh[0].dev == DEV1 && fresh[1].dev == DEV2 &&
+	      fresh[0].cgroup_id == 10 && fresh[0].bytes[0] == 10 && fresh[0].bytes[1] == 20 &&
+	      fresh[0].ios[0] == 30 && fresh[0].ios[1] == 40 &&
+	      fresh[1].bytes[2] == 512 && fresh[1].ios[2] == 3,
+	      "update: io.stat's lines with counters as records, sorted (%d)", n);
+	strcpy(text, "4000:2 rbytes=1 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n"
+	       "4000:1 rbytes=2 wbytes=0 rios=2 wios=0 dbytes=0 dios=0\n");
+	n = iolat_iostat_recs_parse(text, 20, DEV2, fresh + 2, 6);
+	check(n == 1 && fresh[2].dev == DEV2 && fresh[2].cgroup_id == 20,
+	      "update: only -d's device (%d)", n);
+	strcpy(text, "4000:2 rbytes=1 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n"
+	       "4000:1 rbytes=2 wbytes=0 rios=2 wios=0 dbytes=0 dios=0\n");
+	check(iolat_iostat_recs_parse(text, 20, 0, fresh, 1) == -EOVERFLOW,
+	      "update: more devices than room is refused");
+
+	check(iolat_iostat_set_update(&set, ids, 0, NULL, 0) == -EINVAL,
+	      "update: no walk yet, nothing to update");
+	/* The walk: 10 on two devices, 20, 30 on one. */
+	memset(recs, 0, sizeof(recs));
+	recs[0] = (struct iolat_iostat_rec){ .cgroup_id = 30, .dev = DEV1, .ios = { 3 } };
+	recs[1] = (struct iolat_iostat_rec){ .cgroup_id = 10, .dev = DEV2, .ios = { 2 } };
+	recs[2] = (struct iolat_iostat_rec){ .cgroup_id = 10, .dev = DEV1, .ios = { 1 } };
+	recs[3] = (struct iolat_iostat_rec){ .cgroup_id = 20, .dev = DEV1, .ios = { 5 } };
+	end = walk_end(4, 0, 0);
+	err = iolat_iostat_set_fill(&set, &end, sizeof(end), recs, 8);
+	check(!err && set.n == 4 && set.walked, "update: the walk's 4 records (%d)", err);
+	/* 10 re-read on one device now, 30 with no line, 40 new. */
+	iolat_iostat_ids_sort(ids, &nids);
+	check(nids == 3 && ids[0] == 10 && ids[1] == 30 && ids[2] == 40,
+	      "update: ids sorted, each once (%zu)", nids);
+	fresh[0] = (struct iolat_iostat_rec){ .cgroup_id = 10, .dev = DEV1, .ios = { 11 } };
+	fresh[1] = (struct iolat_iostat_rec){ .cgroup_id = 40, .dev = DEV1, .ios = { 44 } };
+	fresh[2] = (struct iolat_iostat_rec){ .cgroup_id = 40, .dev = DEV2, .ios = { 45 } };
+	err = iolat_iostat_set_update(&set, ids, nids, fresh, 3);
+	v = set.v;
+	for (i = 1; i < set.n; i++)
+		sorted &= v[i - 1].cgroup_id < v[i].cgroup_id ||
+			  (v[i - 1].cgroup_id == v[i].cgroup_id && v[i - 1].dev < v[i].dev);
+	check(!err && !set.walked && set.n == 4 && sorted &&
+	      v[0].cgroup_id == 10 && v[0].ios[0] == 11 &&
+	      v[1].cgroup_id == 20 && v[1].ios[0] == 5 &&
+	      v[2].cgroup_id == 40 && v[2].dev == DEV1 && v[2].ios[0] == 44 &&
+	      v[3].cgroup_id == 40 && v[3].dev == DEV2 && v[3].ios[0] == 45,
+	      "update: re-read cgroups' records replaced, others kept, sorted (%d, %zu)",
+	      err, set.n);
+	iolat_iostat_set_free(&set);
+}
+
+/*
  * io.pressure: read for the rows a report shows, each file kept open and
  * read again at offset 0 (one call a row), closed when its row is no
  * longer shown; read once a refresh for a cgroup's rows on two devices.
@@ -4524,6 +4594,7 @@ int main(int argc, char **argv)
 	test_fallback_counters_kept();
 	test_many_rows();
 	test_iostat_walk();
+	test_iostat_update();
 	test_psi_files();
 	test_refresh_calls();
 	test_psi_quiet();

@@ -3,7 +3,8 @@
 # after reads and writes in two cgroups on null_blk: each row's
 # cumulative counters (JSON's iostat: rbytes, wbytes, rios, wios, dbytes,
 # dios) the same both ways and the same as io.stat says; the iterator
-# loaded (nothing about it on stderr, iostat_source "iterator").  Then
+# loaded (nothing about it on stderr, iostat_source "iterator" or
+# "marked").  Then
 # with blkcg_debug_stats on, the debug keys still there (read from the
 # files of the rows that need them); and io.pressure read for the rows
 # shown (-r 1: the row printed has its PSI) and, with -P, for every row.
@@ -45,13 +46,15 @@ counters() {
 	jq -c '[.cgroups[] | {device, cgroup, iostat}] | sort_by(.device, .cgroup) | .[]' \
 		"/tmp/iter-$1.json"
 }
-# iterator_used NAME: the report came from a walk, and stderr says
-# nothing of the iterator (not loaded, or a walk that failed).
+# iterator_used NAME: the report came from a walk (iterator, or marked:
+# the walk before it, with the cgroups a bio marked since re-read), and
+# stderr says nothing of the iterator (not loaded, or a walk that failed).
 iterator_used() {
-	! grep -i 'iterator' "/tmp/iter-$1.err" ||
+	! grep -i 'iterator\|walks' "/tmp/iter-$1.err" ||
 		fail "iolat-top ($1) says the iterator was not used: $(cat "/tmp/iter-$1.err")"
-	jqe '.iostat_source == "iterator"' <"/tmp/iter-$1.json" >/dev/null ||
-		fail "iolat-top ($1): iostat_source $(jq -c .iostat_source "/tmp/iter-$1.json"), want iterator"
+	jqe '.iostat_source == "iterator" or .iostat_source == "marked"' \
+		<"/tmp/iter-$1.json" >/dev/null ||
+		fail "iolat-top ($1): iostat_source $(jq -c .iostat_source "/tmp/iter-$1.json"), want iterator or marked"
 }
 
 top iter

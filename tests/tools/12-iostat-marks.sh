@@ -1,0 +1,67 @@
+# iolat-top's io.stat counters between walks: after the first walk, a
+# refresh reads only the files of the cgroups a bio was counted in since
+# the last (io_mark, fexit of blk_cgroup_bio_start) and of their
+# ancestors, whose counters add their children's.  While iolat-top runs,
+# a nested cgroup (iolat-m/p/q), its sibling's child (iolat-m/s/t) and a
+# cgroup made after the start (iolat-m/n) read; iolat-m/r read before
+# the start and never again; 200 idle cgroups beside them.  Each report must have come without a walk
+# but the first (iostat_source "marked"), and the last, at rest, must
+# give every row the counters io.stat gives it: q's and t's moved, their
+# parents' and iolat-m's with them, r's kept from the first walk.
+. "$IOLAT_REPO/tests/lib.sh"
+need_tools
+
+debug_stats 0
+nullb_create iolat0
+for cg in iolat-m/p/q iolat-m/r iolat-m/s/t; do
+	cg_create "$cg"
+	io_latency_set "$cg" iolat0 50000
+done
+# read COUNT CGROUP: COUNT direct 4 KiB reads of iolat0 in CGROUP.
+read_in() {
+	cg_run "$2" dd if=/dev/iolat0 of=/dev/null bs=4k count="$1" iflag=direct 2>/dev/null ||
+		fail "dd in $2 failed"
+}
+read_in 300 iolat-m/r
+# Idle cgroups: below an eighth of the tree, the few marked ones are
+# read rather than walked.
+cg_create iolat-m/idle
+(cd "$CG/iolat-m/idle" && seq -f 'g%.0f' 1 200 | xargs mkdir) || fail "cannot make 200 cgroups"
+
+out=/tmp/marks.json
+"$TOOLS/iolat-top" -j -d iolat0 1 9 >"$out" 2>/tmp/marks.err &
+top=$!
+bg_track "$top"
+wait_for 30 test -s "$out" || fail "no first report in 30 s: $(cat /tmp/marks.err)"
+read_in 2000 iolat-m/p/q
+sleep 1.2
+read_in 500 iolat-m/s/t
+cg_create iolat-m/n
+read_in 700 iolat-m/n
+wait "$top" || fail "iolat-top exited $?: $(cat /tmp/marks.err)"
+! grep -q . /tmp/marks.err || fail "iolat-top said: $(cat /tmp/marks.err)"
+
+note "iostat_source: $(jq -r .iostat_source "$out" | tr '\n' ' ')"
+marked=$(jq -r .iostat_source "$out" | grep -c '^marked$')
+[ "$marked" -ge 6 ] || fail "$marked of 9 reports from the marks, want 6 or more"
+
+last=$(tail -1 "$out")
+# And what io.stat says, key by key, for every cgroup below iolat-m.
+for cg in iolat-m iolat-m/p iolat-m/p/q iolat-m/r iolat-m/s iolat-m/s/t iolat-m/n; do
+	for key in rbytes rios wios; do
+		want=$(iostat_key "$cg" iolat0 "$key")
+		got=$(jq -r --arg cg "/$cg" --arg k "$key" \
+			'.cgroups[] | select(.cgroup == $cg) | .iostat[$k]' <<<"$last")
+		[ "$got" = "${want:-0}" ] ||
+			fail "/$cg $key: iolat-top's last report $got, io.stat ${want:-0}"
+	done
+	note "/$cg: rios $(iostat_key "$cg" iolat0 rios), as io.stat"
+done
+# The reads during the run are in them: not the first walk's figures.
+first=$(head -1 "$out")
+for cg in iolat-m iolat-m/p iolat-m/p/q iolat-m/s/t; do
+	before=$(jq -r --arg cg "/$cg" '.cgroups[] | select(.cgroup == $cg) | .iostat.rios' \
+		<<<"$first")
+	after=$(iostat_key "$cg" iolat0 rios)
+	[ "$after" -gt "${before:-0}" ] || fail "/$cg: no reads during the run ($before, $after)"
+done
