@@ -798,10 +798,16 @@ PROM_EXACT(get_paid, r->has_group || r->fn_pays, r->g.paid_ns, 9)
  */
 static bool psi_sample(double pct, struct prom_sample *s)
 {
-	double hundredths = round(pct * 100);
+	double hundredths;
 
 	if (isnan(pct))
 		return false;
+	if (pct == 0) {		/* most cgroups' most of the time: no round() */
+		s->exp10 = 4;
+		s->n = 0;
+		return true;
+	}
+	hundredths = round(pct * 100);
 	if (pct >= 0 && pct <= 100 && fabs(pct * 100 - hundredths) < 1e-6) {
 		s->exp10 = 4;
 		s->n = (__u64)hundredths;
@@ -1004,23 +1010,25 @@ static void prom_maps(FILE *f, const struct top_model *m)
 	}
 }
 
+/* What prom_value() writes at most. */
+#define PROM_VALUE_MAX 64
 /*
- * A sample's value and the line's end: an exact one as its decimal digits
- * (trailing zeros of the fraction cut), a double as "%.17g" writes it
- * (what reads back as the same double), an integral one in [0, 2^53) as
- * its digits without printf.
+ * A sample's value and the line's end into @buf, its length returned: an
+ * exact one as its decimal digits (trailing zeros of the fraction cut),
+ * a double as "%.17g" writes it (what reads back as the same double), an
+ * integral one in [0, 2^53) as its digits without printf.
  */
-static void prom_value(FILE *f, const struct prom_sample *s)
+static int prom_value(char *buf, const struct prom_sample *s)
 {
-	char buf[64] = "\"} ", frac[24];
-	int n = 3, k, len, e = s->exp10;
+	char frac[24];
+	int n = 0, k, len, e = s->exp10;
 	__u64 scale = 1;
 	double v = s->v;
 
 	if (e >= 0) {
 		for (k = 0; k < e; k++)
 			scale *= 10;
-		n += iolat_fmt_u64(buf + n, sizeof(buf) - n - 1, s->n / scale);
+		n += iolat_fmt_u64(buf + n, PROM_VALUE_MAX - n - 1, s->n / scale);
 		len = k = iolat_fmt_u64(frac, sizeof(frac), s->n % scale);
 		while (k > 0 && frac[k - 1] == '0')
 			k--;	/* 0.00100 is 0.001; a fraction of 0, none */
@@ -1032,14 +1040,14 @@ static void prom_value(FILE *f, const struct prom_sample *s)
 			n += k;
 		}
 	} else if (isinf(v)) {
-		n += snprintf(buf + n, sizeof(buf) - n - 1, "%s", v > 0 ? "+Inf" : "-Inf");
+		n += snprintf(buf + n, PROM_VALUE_MAX - n - 1, "%s", v > 0 ? "+Inf" : "-Inf");
 	} else if (v >= 0 && v < 9007199254740992.0 && !signbit(v) && v == (double)(__u64)v) {
-		n += iolat_fmt_u64(buf + n, sizeof(buf) - n - 1, (__u64)v);
+		n += iolat_fmt_u64(buf + n, PROM_VALUE_MAX - n - 1, (__u64)v);
 	} else {
-		n += snprintf(buf + n, sizeof(buf) - n - 1, "%.17g", v);
+		n += snprintf(buf + n, PROM_VALUE_MAX - n - 1, "%.17g", v);
 	}
 	buf[n++] = '\n';
-	fwrite(buf, 1, n, f);
+	return n;
 }
 
 /*
@@ -1139,19 +1147,47 @@ static void prom_label_put(FILE *f, const char *kept, const char *s)
 		iolat_prom_label(f, s);
 }
 
+/* @s's bytes at @p, within @end: where they end, or NULL when they do not fit. */
+static char *put(char *p, const char *end, const char *s, size_t len)
+{
+	if (!p || len > (size_t)(end - p))
+		return NULL;
+	memcpy(p, s, len);
+	return p + len;
+}
+
+/*
+ * A row's label values, looked up once a report: its device's and its
+ * path's, escaped (NULL: made per line, with no memory to keep them).
+ */
+struct prom_row_labels {
+	const char *dev, *path;
+	size_t dev_len, path_len;
+};
+
 void top_print_prom(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
 	bool *seen = cgroups_seen(m);
+	struct prom_row_labels *rl = calloc(m->n ?: 1, sizeof(*rl));
 	struct prom_sample v;
 	size_t k, i, d;
-	char head[128], **devs;
+	char head[128], **devs, line[1024];
+	const char *end = line + sizeof(line);
 	int len;
 
 	/* The devices' label values, made once a report. */
 	devs = calloc(m->ndevs ?: 1, sizeof(*devs));
 	for (d = 0; devs && d < m->ndevs; d++)
 		devs[d] = label_make(iolat_dev_name(m->devs[d]));
+	for (i = 0; rl && i < m->n; i++) {
+		for (d = 0; d < m->ndevs && m->devs[d] != m->v[i].dev; d++)
+			;
+		rl[i].dev = devs && d < m->ndevs ? devs[d] : NULL;
+		rl[i].path = label_of(m, m->v[i].path);
+		rl[i].dev_len = rl[i].dev ? strlen(rl[i].dev) : 0;
+		rl[i].path_len = rl[i].path ? strlen(rl[i].path) : 0;
+	}
 
 	prom_head(f, m);
 	for (k = 0; k < sizeof(prom_metrics) / sizeof(*prom_metrics); k++) {
@@ -1164,23 +1200,39 @@ void top_print_prom(FILE *f, const struct top_report *rep)
 			       pm->kind == PROM_CGROUP ? "cgroup" : "device");
 		for (i = 0; i < m->n; i++) {
 			const struct top_row *r = &m->v[i];
+			const struct prom_row_labels *l = rl ? &rl[i] : NULL;
+			const char *dl = l ? l->dev : NULL, *pl = l ? l->path : NULL;
+			char *p = line;
 
 			if (!pm->get(r, &v))
 				continue;
 			if (pm->kind == PROM_CGROUP && (seen ? seen[i] : cgroup_seen(m, i)))
 				continue;
+			/* The line whole, one write: kept labels and the value fit. */
+			p = put(p, end, head, len);
+			if (pm->kind != PROM_CGROUP) {
+				p = dl ? put(p, end, dl, l->dev_len) : NULL;
+				p = put(p, end, "\",cgroup=\"", 10);
+			}
+			p = pl ? put(p, end, pl, l->path_len) : NULL;
+			p = put(p, end, "\"} ", 3);
+			if (p && end - p >= PROM_VALUE_MAX) {
+				p += prom_value(p, &v);
+				fwrite(line, 1, p - line, f);
+				continue;
+			}
+			/* A label not kept, or too long for @line: piece by piece. */
 			fwrite(head, 1, len, f);
 			if (pm->kind != PROM_CGROUP) {
-				for (d = 0; d < m->ndevs && m->devs[d] != r->dev; d++)
-					;
-				prom_label_put(f, devs && d < m->ndevs ? devs[d] : NULL,
-					       iolat_dev_name(r->dev));
+				prom_label_put(f, dl, iolat_dev_name(r->dev));
 				fputs("\",cgroup=\"", f);
 			}
-			prom_label_put(f, label_of(m, r->path), r->path);
-			prom_value(f, &v);
+			prom_label_put(f, pl, r->path);
+			fputs("\"} ", f);
+			fwrite(line, 1, prom_value(line, &v), f);
 		}
 	}
+	free(rl);
 	free(seen);
 	for (d = 0; devs && d < m->ndevs; d++)
 		free(devs[d]);
