@@ -240,6 +240,32 @@ static int grow(void **v, size_t *cap, size_t used, size_t n, size_t size)
 }
 
 /*
+ * Whether every disk @set has records of is still there: a removed disk
+ * marks nothing, and its records would stay until the next walk (and
+ * be the next disk's, given its number).  A disk that cannot be
+ * checked counts as there.
+ */
+static bool devs_there(const struct iolat_iostat_set *set)
+{
+	__u32 seen[16];
+	size_t i, k, nseen = 0;
+
+	for (i = 0; i < set->n; i++) {
+		__u32 dev = set->v[i].dev;
+
+		for (k = 0; k < nseen && seen[k] != dev; k++)
+			;
+		if (k < nseen)
+			continue;
+		if (!iolat_dev_check(dev))
+			return false;
+		if (nseen < sizeof(seen) / sizeof(*seen))
+			seen[nseen++] = dev;
+	}
+	return true;
+}
+
+/*
  * The marked cgroups' files into @set, their ancestors' too (a parent's
  * counters are its subtree's): 0, or -errno to walk instead (a cgroup
  * the tree does not know yet, too many to read, a file unreadable).
@@ -263,6 +289,8 @@ static int reread(struct iolat_iostat_iter *it, const struct iolat_cgroups *cgs,
 			it->ids[nids++] = cgs->v[c].id;
 		}
 	}
+	if (!devs_there(set))
+		return -ENODEV;
 	iolat_iostat_ids_sort(it->ids, &nids);
 	/* A file is some ten walk steps' time: past that, walk. */
 	if (nids > cgs->nlive / 8)

@@ -310,6 +310,23 @@ static int rescan(struct iolat_top_bpf *obj)
 	return err < 0 ? err : 0;
 }
 
+/*
+ * Forget the targets on disks that are gone: a removed disk takes its
+ * blkgs, and with them its io.latency lines, but no event says so, and a
+ * target kept would be a row of a disk that is not there, and of the
+ * next disk given its number.  A disk that cannot be checked (out of
+ * descriptors) keeps its targets.
+ */
+static void targets_drop_gone(void)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < targets.n; i++)
+		if (iolat_dev_check(targets.v[i].dev) != 0)
+			targets.v[k++] = targets.v[i];
+	targets.n = k;
+}
+
 /* The fallback's BPF side, in the io.stat mode when a function is attached. */
 static struct iolat_fallback_bpf *fb;
 
@@ -454,8 +471,10 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 
 	iolat_dev_cache_reset();
 	err = rescan(obj);
-	if (!err)
+	if (!err) {
+		targets_drop_gone();
 		check_maps_fit();
+	}
 	if (obj) {
 		/* Depth events from now on are the next interval's. */
 		model.epoch = obj->bss->depth_epoch;
