@@ -53,9 +53,9 @@ one_removal() {
 			dd if="$0" of=/dev/null bs=4k iflag=direct status=none 2>/dev/null &
 			done; wait' "/dev/$dev" &
 	done
-	sleep 0.5
-	reads=$(iostat_key iolat-d/a "$dev" rios)
-	[ "${reads:-0}" -gt 0 ] || fail "no IO in iolat-d/a on $dev before its removal"
+	# Removed under IO: once a's reads show in its io.stat.
+	a_reads() { [ "$(iostat_key iolat-d/a "$dev" rios)" -gt 0 ] 2>/dev/null; }
+	wait_for 30 a_reads || fail "no IO in iolat-d/a on $dev in 30 s, before its removal"
 	case $how in
 	toggling) : >/tmp/iolat-toggle.on
 		targets_toggling "$mm" &

@@ -12,7 +12,8 @@ io_latency_set iolat-q/idle iolat0 7000
 "$TOOLS/iolat-top" -j -d iolat0 1 >/tmp/top.json 2>/tmp/top.err &
 top=$!
 bg_track $top
-sleep 2
+# Attached, the tree read, the baseline taken: its first report.
+wait_for 60 test -s /tmp/top.json || fail "iolat-top: no report in 60 s: $(cat /tmp/top.err)"
 kill -0 $top 2>/dev/null || fail "iolat-top died: $(cat /tmp/top.err)"
 loose_start iolat0
 tight_start iolat0 1000
@@ -62,8 +63,11 @@ wait_for 10 targets_changed ||
 
 # Rows vanish with their cgroups.
 cg_remove iolat-p || fail "cannot remove the cgroups"
-sleep 3
-tail -1 /tmp/top.json | jqe '[.cgroups[] | select(.cgroup | startswith("/iolat-p"))] | length == 0' >/dev/null ||
+rows_gone() {
+	tail -1 /tmp/top.json |
+		jqe '[.cgroups[] | select(.cgroup | startswith("/iolat-p"))] | length == 0' >/dev/null
+}
+timed_wait 5 "the removed cgroups' rows gone" rows_gone ||
 	{ tail -1 /tmp/top.json; fail "rows of removed cgroups still shown"; }
 # And come back with new ones: a new cgroup with a target.
 tight_start iolat0 5000 5

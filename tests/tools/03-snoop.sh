@@ -10,7 +10,9 @@ bg_track $js
 "$TOOLS/iolat-snoop" -c '^/iolat-p/loose$' >/tmp/snoop.txt 2>&1 &
 tx=$!
 bg_track $tx
-sleep 3
+# Attached once each has printed its first line (the mode).
+out_started() { [ -s /tmp/snoop.json ] && [ -s /tmp/snoop.txt ]; }
+wait_for 60 out_started || fail "iolat-snoop not started in 60 s: $(cat /tmp/snoop.err /tmp/snoop.txt)"
 loose_start iolat0
 tight_start iolat0 1000
 wait_for 120 grep -q '"event":"use_delay".*"cgroup":"/iolat-p/loose"' /tmp/snoop.json ||
@@ -51,7 +53,9 @@ wait_for 30 grep -q '"event":"throttle"' /tmp/snoop-a.json ||
 kill -STOP $sa
 sleep 10
 kill -CONT $sa
-sleep 3
+# Its next read finds the ring buffer's count of drops and says so.
+wait_for 30 grep -q '"event":"lost"' /tmp/snoop-a.json ||
+	fail "iolat-snoop stopped 10 s under a flood reports no loss in 30 s after SIGCONT: $(jq -r .event /tmp/snoop-a.json | sort | uniq -c | tr '\n' ' ')"
 kill -INT $sa
 wait $sa || fail "iolat-snoop -a exited $? after SIGSTOP, SIGCONT and SIGINT"
 jq -e -s 'map(select(.event == "lost")) | length > 0 and all(.lost_events_new > 0)' \
