@@ -23,11 +23,16 @@
  *
  * A walk costs the same whether one cgroup did IO or none, and every
  * refresh walked all of them: most of iolat-top's time at 10,000 idle
- * cgroups.  So io_mark marks the cgroups whose counters move, after
- * blk_cgroup_bio_start() counted a bio (the one place io.stat's bytes
- * and ios grow), and the front-end reads the io.stat of those (and of
- * their ancestors, whose counters add theirs) instead of walking, while
- * they are few.
+ * cgroups.  So io_mark marks the cgroups whose counters a flush moves:
+ * bpf_rstat_flush() is called for each cgroup an rstat flush takes off
+ * a CPU's updated list (the hook the kernel keeps for BPF, 6.1 and
+ * 6.12), and io.stat's counters change only there, at a flush.  A
+ * refresh flushes the whole tree (a walk that stops at its top:
+ * flush_only), takes the marks, and reads the io.stat of the marked
+ * cgroups (and of their ancestors, whose counters add theirs) instead of
+ * walking, while they are few.  Its cost follows the flushes, not the
+ * bios: a cgroup is marked once a flush, whatever its IOPS (and marked
+ * too when only its CPU or memory counters moved: a file read more).
  */
 #include "iolat.bpf.h"
 
@@ -45,11 +50,11 @@ struct {
 } records SEC(".maps");
 
 /*
- * The cgroups with a bio counted since the front-end last took the marks
- * out (lookup and delete in one step: a mark set after that step stays
- * for the next one, a mark set before it is for a bio already counted).
- * marks_full: bios whose cgroup found the map full, marked nowhere; the
- * front-end then walks.
+ * The cgroups flushed since the front-end last took the marks out
+ * (lookup and delete in one step: a mark set after that step stays for
+ * the next one, a mark set before it is for counters already flushed).
+ * marks_full: flushes whose cgroup found the map full, marked nowhere;
+ * the front-end then walks.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -73,6 +78,7 @@ __u32 visited = 0;
 __u32 flushed = 0;
 __u32 bad_layout = 0;
 __s32 top_level = 0;
+__u32 flush_only = 0;	/* flush at the top, and end the walk there */
 
 /*
  * The last queue seen and its device: a walk meets the same few queues
@@ -126,6 +132,8 @@ int iostat(struct bpf_iter__cgroup *ctx)
 		/* The top's subtree: every cgroup this walk will see. */
 		cgroup_rstat_flush(cgrp);
 		flushed = 1;
+		if (flush_only)
+			return 1;	/* the walk ends: no record, its end written */
 		top_level = iter_cgroup_level(cgrp);
 		last_q = NULL;
 		/* The hierarchy's root, when it is the top: see above. */
@@ -177,15 +185,15 @@ int iostat(struct bpf_iter__cgroup *ctx)
 }
 
 /*
- * After the bio was counted (fexit: the per-CPU counters and the rstat
- * tree already updated, so a flush after the front-end takes this mark
- * sees the bio).  The lookup first: a cgroup doing IO finds its mark
- * there until the next refresh, without the hash update's bucket lock.
+ * Each cgroup a flush takes off a CPU's updated list, with its pending
+ * counts: called with that CPU's rstat lock held (the blkg counters are
+ * flushed right after, in the same step).  The lookup first: a cgroup
+ * flushed on many CPUs, or often, costs no bucket lock after the first.
  */
-SEC("fexit/blk_cgroup_bio_start")
-int BPF_PROG(io_mark, struct bio *bio)
+SEC("fentry/bpf_rstat_flush")
+int BPF_PROG(io_mark, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 {
-	__u64 id = cgroup_id_of(BPF_CORE_READ(bio, bi_blkg, blkcg, css.cgroup));
+	__u64 id = cgroup_id_of(cgrp);
 	__u8 one = 1;
 
 	if (!id || bpf_map_lookup_elem(&marks, &id))

@@ -20,7 +20,7 @@
 
 /*
  * Refreshes between whole walks while the marks say which cgroups to
- * read: a walk also drops what no bio marks (a disk removed, a cgroup
+ * read: a walk also drops what no flush marks (a disk removed, a cgroup
  * gone).
  */
 #define WALK_EVERY 10
@@ -57,7 +57,7 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 /*
  * What the kernel must have, by its BTF: the iterator's context (the
  * cgroup iterator, 6.1) and the kfunc; "" when both are there.  And
- * for the marks, blk_cgroup_bio_start (@mark_why "" when it is there).
+ * for the marks, bpf_rstat_flush (@mark_why "" when it is there).
  */
 static void check_btf(char *why, size_t len, char *mark_why, size_t mark_len)
 {
@@ -75,8 +75,8 @@ static void check_btf(char *why, size_t len, char *mark_why, size_t mark_len)
 		snprintf(why, len, "no cgroup_rstat_flush in this kernel's BTF (the kfunc "
 			 "that flushes the counters)");
 	mark_why[0] = '\0';
-	if (btf__find_by_name_kind(btf, "blk_cgroup_bio_start", BTF_KIND_FUNC) < 0)
-		snprintf(mark_why, mark_len, "blk_cgroup_bio_start not in this kernel's BTF");
+	if (btf__find_by_name_kind(btf, "bpf_rstat_flush", BTF_KIND_FUNC) < 0)
+		snprintf(mark_why, mark_len, "bpf_rstat_flush not in this kernel's BTF");
 	btf__free(btf);
 }
 
@@ -322,8 +322,11 @@ static int reread(struct iolat_iostat_iter *it, const struct iolat_cgroups *cgs,
 	return err;
 }
 
-/* The whole walk into @set. */
-static int walk(struct iolat_iostat_iter *it, struct iolat_iostat_set *set)
+/*
+ * A walk: the whole one into @set, or with @flush_only one that flushes
+ * the counters at its top and ends there (@set untouched).
+ */
+static int walk(struct iolat_iostat_iter *it, struct iolat_iostat_set *set, bool flush_only)
 {
 	struct iolat_iostat_end end;
 	ssize_t n;
@@ -336,6 +339,7 @@ static int walk(struct iolat_iostat_iter *it, struct iolat_iostat_set *set)
 	it->obj->bss->flushed = 0;
 	it->obj->bss->bad_layout = 0;
 	it->obj->bss->top_level = -1;
+	it->obj->bss->flush_only = flush_only;
 	fd = bpf_iter_create(it->link_fd);
 	if (fd < 0)
 		return -errno;
@@ -349,6 +353,8 @@ static int walk(struct iolat_iostat_iter *it, struct iolat_iostat_set *set)
 	close(fd);
 	if (err)
 		return err;
+	if (flush_only)
+		return n == sizeof(end) && end.magic == IOLAT_IOSTAT_MAGIC ? 0 : -EPROTO;
 	it->walks++;
 	it->since_walk = 0;
 	return iolat_iostat_set_fill(set, &end, n, it->recs, IOLAT_IOSTAT_MAX);
@@ -361,7 +367,13 @@ int iolat_iostat_iter_run(struct iolat_iostat_iter *it, const struct iolat_cgrou
 	__u64 full;
 
 	if (it->marking) {
-		/* Out before anything is read: a mark set from here on stays. */
+		/*
+		 * Every pending count flushed, so that each cgroup whose
+		 * counters moved is marked; then the marks out, before
+		 * anything is read: a mark set from here on stays.
+		 */
+		if (!whole && walk(it, set, true))
+			whole = true;
 		if (iolat_map_read(&it->marks, true))
 			whole = true;
 		full = it->obj->bss->marks_full;
@@ -371,5 +383,5 @@ int iolat_iostat_iter_run(struct iolat_iostat_iter *it, const struct iolat_cgrou
 	}
 	if (!whole && !reread(it, cgs, set))
 		return 0;
-	return walk(it, set);
+	return walk(it, set, false);
 }

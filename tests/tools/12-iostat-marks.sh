@@ -1,11 +1,12 @@
 # iolat-top's io.stat counters between walks: after the first walk, a
-# refresh reads only the files of the cgroups a bio was counted in since
-# the last (io_mark, fexit of blk_cgroup_bio_start) and of their
+# refresh reads only the files of the cgroups flushed since the last
+# (io_mark, on bpf_rstat_flush: their counters moved) and of their
 # ancestors, whose counters add their children's.  While iolat-top runs,
 # a nested cgroup (iolat-m/p/q), its sibling's child (iolat-m/s/t) and a
 # cgroup made after the start (iolat-m/n) read; iolat-m/r read before
-# the start and never again; 200 idle cgroups beside them.  Each report must have come without a walk
-# but the first (iostat_source "marked"), and the last, at rest, must
+# the start and never again; 200 idle cgroups beside them.  Reports
+# must have come without a walk (iostat_source "marked": 6 of 9 or
+# more; a walk comes every 10 refreshes), and the last, at rest, must
 # give every row the counters io.stat gives it: q's and t's moved, their
 # parents' and iolat-m's with them, r's kept from the first walk.
 . "$IOLAT_REPO/tests/lib.sh"
