@@ -84,5 +84,5 @@ fi
 kill -INT $top $snoop
 tracer_end 30 $top || fail "iolat-top: status $? on SIGINT: $(cat /tmp/devrm-top.err)"
 tracer_end 30 $snoop || fail "iolat-snoop: status $? on SIGINT: $(cat /tmp/devrm-snoop.err)"
-jq -e . /tmp/devrm-snoop.json >/dev/null || fail "iolat-snoop's JSON is not whole"
+jqe true </tmp/devrm-snoop.json >/dev/null || fail "iolat-snoop's JSON is not whole: $(tail -c 300 /tmp/devrm-snoop.json)"
 note "both tools ended 0 on SIGINT"
