@@ -45,7 +45,6 @@ struct iolat_iostat_iter {
 	struct iolat_iostat_rec *fresh;
 	size_t fresh_cap;
 	char *text;
-	unsigned long walks, reads;
 };
 
 /* libbpf's warnings while loading, kept out of stderr unless -v. */
@@ -129,13 +128,6 @@ static void mark_start(struct iolat_iostat_iter *it)
 const char *iolat_iostat_iter_marking(const struct iolat_iostat_iter *it)
 {
 	return it->marking ? NULL : it->mark_why;
-}
-
-void iolat_iostat_iter_counts(const struct iolat_iostat_iter *it, unsigned long *walks,
-			      unsigned long *reads)
-{
-	*walks = it->walks;
-	*reads = it->reads;
 }
 
 void iolat_iostat_iter_stop(struct iolat_iostat_iter *it)
@@ -275,7 +267,7 @@ static int reread(struct iolat_iostat_iter *it, const struct iolat_cgroups *cgs,
 {
 	const __u64 *marked = it->marks.keys;
 	size_t nids = 0, nfresh = 0, i;
-	int err, n;
+	int n;
 
 	for (i = 0; i < it->marks.n; i++) {
 		long c = iolat_cgroups_find(cgs, marked[i]);
@@ -316,10 +308,7 @@ static int reread(struct iolat_iostat_iter *it, const struct iolat_cgroups *cgs,
 			return n;
 		nfresh += n;
 	}
-	err = iolat_iostat_set_update(set, it->ids, nids, it->fresh, nfresh);
-	if (!err)
-		it->reads += nids;
-	return err;
+	return iolat_iostat_set_update(set, it->ids, nids, it->fresh, nfresh);
 }
 
 /*
@@ -355,7 +344,6 @@ static int walk(struct iolat_iostat_iter *it, struct iolat_iostat_set *set, bool
 		return err;
 	if (flush_only)
 		return n == sizeof(end) && end.magic == IOLAT_IOSTAT_MAGIC ? 0 : -EPROTO;
-	it->walks++;
 	it->since_walk = 0;
 	return iolat_iostat_set_fill(set, &end, n, it->recs, IOLAT_IOSTAT_MAX);
 }

@@ -40,9 +40,6 @@ int iolat_iostat_iter_run(struct iolat_iostat_iter *it, const struct iolat_cgrou
 			  struct iolat_iostat_set *set);
 /* NULL while io_mark marks, else why not (each refresh then walks). */
 const char *iolat_iostat_iter_marking(const struct iolat_iostat_iter *it);
-/* Walks made and cgroup files read since the start. */
-void iolat_iostat_iter_counts(const struct iolat_iostat_iter *it, unsigned long *walks,
-			      unsigned long *reads);
 void iolat_iostat_iter_stop(struct iolat_iostat_iter *it);
 
 #endif /* __IOLAT_IOSTAT_H */
