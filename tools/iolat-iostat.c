@@ -281,12 +281,12 @@ static int reread(struct iolat_iostat_iter *it, const struct iolat_cgroups *cgs,
 			it->ids[nids++] = cgs->v[c].id;
 		}
 	}
-	if (!devs_there(set))
-		return -ENODEV;
 	iolat_iostat_ids_sort(it->ids, &nids);
 	/* A file is some ten walk steps' time: past that, walk. */
 	if (nids > cgs->nlive / 8)
 		return -E2BIG;
+	if (!devs_there(set))
+		return -ENODEV;
 	if (!it->text && !(it->text = malloc(IOSTAT_TEXT_MAX)))
 		return -ENOMEM;
 	for (i = 0; i < nids; i++) {
