@@ -749,8 +749,6 @@ struct prom_sample {
 struct prom_metric {
 	const char *name, *type, *help;
 	enum prom_kind kind;
-	/* Fills *s and returns true if row @r has this metric. */
-	bool (*get)(const struct top_row *r, struct prom_sample *s);
 };
 
 #define PROM_GETTER(fn, cond, val)					\
@@ -834,111 +832,98 @@ PROM_EXACT(get_children_cookie, r->has_parent, r->p.cookie, 0)
 PROM_EXACT(get_scale_downs, r->has_parent, r->p.scale_downs, 0)
 PROM_EXACT(get_scale_ups, r->has_parent, r->p.scale_ups, 0)
 
-static const struct prom_metric prom_metrics[] = {
-	{ "iolat_target_seconds", "gauge", "io.latency target", PROM_GROUP, get_target },
-	{ "iolat_window_latency_seconds", "gauge",
-	  "Mean latency of the last window (rotational devices)", PROM_GROUP, get_mean },
-	{ "iolat_window_missed_ratio", "gauge",
-	  "Share of the last window's bios over target (non-rotational devices)",
-	  PROM_GROUP, get_missed },
-	{ "iolat_window_samples", "gauge", "Bios in the last window", PROM_GROUP, get_samples },
-	{ "iolat_accumulated_latency_seconds", "gauge",
-	  "Mean latency of the accumulated statistic the last window was folded into "
-	  "(rotational devices)", PROM_GROUP, get_acc_mean },
-	{ "iolat_accumulated_missed_ratio", "gauge",
-	  "Share of the accumulated statistic's bios over target (non-rotational devices)",
-	  PROM_GROUP, get_acc_missed },
-	{ "iolat_window_met", "gauge",
-	  "The last window's verdict: 1 if the window and the accumulated statistic met the target",
-	  PROM_GROUP, get_met },
-	{ "iolat_depth", "gauge", "Queue depth io.latency allows the group (+Inf: unlimited)",
-	  PROM_GROUP, get_depth },
-	{ "iolat_depth_min", "gauge",
-	  "Lowest depth during iolat-top's last interval (+Inf: never limited)",
-	  PROM_GROUP, get_depth_min },
-	{ "iolat_depth_limited_seconds_total", "counter",
-	  "Time the group spent limited, depth below max (its rate: the share of time limited)",
-	  PROM_GROUP, get_limited },
-	{ "iolat_scale_cookie", "gauge", "The parent's scale cookie the group last saw",
-	  PROM_GROUP, get_cookie },
-	{ "iolat_use_delay", "gauge", "Induced delay level (0: off)", PROM_GROUP, get_use_delay },
-	{ "iolat_windows_total", "counter", "Windows checked", PROM_GROUP, get_windows },
-	{ "iolat_windows_missed_total", "counter", "Windows that missed the target",
-	  PROM_GROUP, get_windows_missed },
-	{ "iolat_throttled_bios_total", "counter", "Bios that slept for a depth slot",
-	  PROM_GROUP, get_throttled },
-	{ "iolat_throttled_wait_seconds_total", "counter",
-	  "Time bios slept for a depth slot (over iolat_throttled_bios_total: the mean wait)",
-	  PROM_GROUP, get_throttled_wait },
-	{ "iolat_delay_charged_seconds_total", "counter",
-	  "Induced delay charged (without the events: blkcg_add_delay's deltas)",
-	  PROM_GROUP, get_charged },
-	{ "iolat_delay_paid_seconds_total", "counter",
-	  "Induced delay slept off on return to user space (without the events: "
-	  "sleeps in blkcg_maybe_throttle_current, by the task's io cgroup)",
-	  PROM_GROUP, get_paid },
-	{ "iolat_io_pressure_some_ratio", "gauge",
-	  "The cgroup's io.pressure avg10, some: share of the last 10 s in which some "
-	  "of its tasks stalled on IO", PROM_CGROUP, get_psi_some },
-	{ "iolat_io_pressure_full_ratio", "gauge",
-	  "The cgroup's io.pressure avg10, full: share of the last 10 s in which all "
-	  "of its tasks stalled on IO", PROM_CGROUP, get_psi_full },
-	{ "iolat_children_scale_cookie", "gauge", "The scale cookie of the cgroup's children",
-	  PROM_PARENT, get_children_cookie },
-	{ "iolat_scale_downs_total", "counter", "Scale-downs of the cgroup's children",
-	  PROM_PARENT, get_scale_downs },
-	{ "iolat_scale_ups_total", "counter", "Scale-ups of the cgroup's children",
-	  PROM_PARENT, get_scale_ups },
+/*
+ * The metrics, in the file's order: the getter, the name, the type, the
+ * kind and the help.  One list for the table and for row_samples().
+ */
+#define PROM_METRICS(X)							\
+	X(get_target, "iolat_target_seconds", "gauge", PROM_GROUP,	\
+	  "io.latency target")						\
+	X(get_mean, "iolat_window_latency_seconds", "gauge", PROM_GROUP, \
+	  "Mean latency of the last window (rotational devices)")	\
+	X(get_missed, "iolat_window_missed_ratio", "gauge", PROM_GROUP,	\
+	  "Share of the last window's bios over target "		\
+	  "(non-rotational devices)")					\
+	X(get_samples, "iolat_window_samples", "gauge", PROM_GROUP,	\
+	  "Bios in the last window")					\
+	X(get_acc_mean, "iolat_accumulated_latency_seconds", "gauge", PROM_GROUP, \
+	  "Mean latency of the accumulated statistic the last window "	\
+	  "was folded into (rotational devices)")			\
+	X(get_acc_missed, "iolat_accumulated_missed_ratio", "gauge", PROM_GROUP, \
+	  "Share of the accumulated statistic's bios over target "	\
+	  "(non-rotational devices)")					\
+	X(get_met, "iolat_window_met", "gauge", PROM_GROUP,		\
+	  "The last window's verdict: 1 if the window and the "		\
+	  "accumulated statistic met the target")			\
+	X(get_depth, "iolat_depth", "gauge", PROM_GROUP,		\
+	  "Queue depth io.latency allows the group (+Inf: unlimited)")	\
+	X(get_depth_min, "iolat_depth_min", "gauge", PROM_GROUP,	\
+	  "Lowest depth during iolat-top's last interval (+Inf: never "	\
+	  "limited)")							\
+	X(get_limited, "iolat_depth_limited_seconds_total", "counter", PROM_GROUP, \
+	  "Time the group spent limited, depth below max (its rate: "	\
+	  "the share of time limited)")					\
+	X(get_cookie, "iolat_scale_cookie", "gauge", PROM_GROUP,	\
+	  "The parent's scale cookie the group last saw")		\
+	X(get_use_delay, "iolat_use_delay", "gauge", PROM_GROUP,	\
+	  "Induced delay level (0: off)")				\
+	X(get_windows, "iolat_windows_total", "counter", PROM_GROUP,	\
+	  "Windows checked")						\
+	X(get_windows_missed, "iolat_windows_missed_total", "counter", PROM_GROUP, \
+	  "Windows that missed the target")				\
+	X(get_throttled, "iolat_throttled_bios_total", "counter", PROM_GROUP, \
+	  "Bios that slept for a depth slot")				\
+	X(get_throttled_wait, "iolat_throttled_wait_seconds_total", "counter", PROM_GROUP, \
+	  "Time bios slept for a depth slot (over "			\
+	  "iolat_throttled_bios_total: the mean wait)")			\
+	X(get_charged, "iolat_delay_charged_seconds_total", "counter", PROM_GROUP, \
+	  "Induced delay charged (without the events: "			\
+	  "blkcg_add_delay's deltas)")					\
+	X(get_paid, "iolat_delay_paid_seconds_total", "counter", PROM_GROUP, \
+	  "Induced delay slept off on return to user space (without "	\
+	  "the events: sleeps in blkcg_maybe_throttle_current, by the "	\
+	  "task's io cgroup)")						\
+	X(get_psi_some, "iolat_io_pressure_some_ratio", "gauge", PROM_CGROUP, \
+	  "The cgroup's io.pressure avg10, some: share of the last 10 "	\
+	  "s in which some of its tasks stalled on IO")			\
+	X(get_psi_full, "iolat_io_pressure_full_ratio", "gauge", PROM_CGROUP, \
+	  "The cgroup's io.pressure avg10, full: share of the last 10 "	\
+	  "s in which all of its tasks stalled on IO")			\
+	X(get_children_cookie, "iolat_children_scale_cookie", "gauge", PROM_PARENT, \
+	  "The scale cookie of the cgroup's children")			\
+	X(get_scale_downs, "iolat_scale_downs_total", "counter", PROM_PARENT, \
+	  "Scale-downs of the cgroup's children")			\
+	X(get_scale_ups, "iolat_scale_ups_total", "counter", PROM_PARENT, \
+	  "Scale-ups of the cgroup's children")
+
+#define PROM_METRIC(fn, name, type, kind, help) { name, type, help, kind },
+static const struct prom_metric prom_metrics[] = { PROM_METRICS(PROM_METRIC) };
+#undef PROM_METRIC
+#define PROM_NMETRICS (sizeof(prom_metrics) / sizeof(*prom_metrics))
+
+/* The metrics of the PROM_CGROUP kind, a bit each. */
+#define PROM_METRIC(fn, name, type, kind, help) | ((__u32)(kind == PROM_CGROUP) << fn##_bit)
+enum {
+#define PROM_BIT(fn, name, type, kind, help) fn##_bit,
+	PROM_METRICS(PROM_BIT)
+#undef PROM_BIT
 };
-
-/* Is there a row of @r's cgroup before it (another device's)? */
-static bool cgroup_seen(const struct top_model *m, size_t i)
-{
-	size_t j;
-
-	for (j = 0; j < i; j++)
-		if (m->v[j].cgid == m->v[i].cgid)
-			return true;
-	return false;
-}
+static const __u32 prom_cgroup_bits = 0 PROM_METRICS(PROM_METRIC);
+#undef PROM_METRIC
 
 /*
- * For each row, whether a row of its cgroup comes before it: what
- * cgroup_seen() tells, for all the rows at once by a table of the cgroup
- * ids (asking cgroup_seen() of each row was quadratic: 50 million
- * comparisons a metric at 10,000 rows).  NULL when out of memory.
+ * Row @r's samples into @s, every metric's in one call: a bit a metric
+ * it has.  The getters inlined, not a call through the table each (an
+ * indirect call a sample cost most of a report at 10,000 rows in TCG).
  */
-static bool *cgroups_seen(const struct top_model *m)
+static __u32 row_samples(const struct top_row *r, struct prom_sample *s)
 {
-	size_t nslots = 16, i, s;
-	bool *seen, zero = false;
-	__u64 *ids;
+	__u32 has = 0;
 
-	while (nslots < 2 * m->n)
-		nslots *= 2;
-	ids = calloc(nslots, sizeof(*ids));
-	seen = malloc((m->n ?: 1) * sizeof(*seen));
-	if (!ids || !seen) {
-		free(ids);
-		free(seen);
-		return NULL;
-	}
-	for (i = 0; i < m->n; i++) {
-		__u64 id = m->v[i].cgid;
-
-		if (!id) {		/* 0 marks a free slot: apart (no cgroup has it) */
-			seen[i] = zero;
-			zero = true;
-			continue;
-		}
-		s = iolat_hash_slot(id, nslots);
-		while (ids[s] && ids[s] != id)
-			s = (s + 1) & (nslots - 1);
-		seen[i] = ids[s] == id;
-		ids[s] = id;
-	}
-	free(ids);
-	return seen;
+#define PROM_GET(fn, name, type, kind, help) has |= (__u32)fn(r, &s[fn##_bit]) << fn##_bit;
+	PROM_METRICS(PROM_GET)
+#undef PROM_GET
+	return has;
 }
 
 /*
@@ -1138,113 +1123,517 @@ static const char *label_of(const struct top_model *m, const char *path)
 	return labels.v[i].label;
 }
 
-/* @s as a label value: @kept, its escaped form made before, or escaped here. */
-static void prom_label_put(FILE *f, const char *kept, const char *s)
+/*
+ * What -P wrote last, kept so that a report renders only the samples
+ * that changed.  At 10,000 cgroups most rows are idle and their samples
+ * (a target, io.pressure's zeros) the same every interval, yet making
+ * every line again was a third of iolat-top -P's CPU.  Each metric's
+ * samples are one text, a line a row in the kept rows' order; a report
+ * compares each row's sample with the one its line shows and splices in
+ * the lines that changed.  The rows are kept in the order they came, new
+ * ones at the end: the file's order is stable, not the screen's.  A row
+ * gone, a cgroup renamed, a device's name changed or one (device,
+ * cgroup) in two rows makes it all again from the model's order, as a
+ * fresh render does.  About 450 bytes a row, and the text twice (a
+ * splice writes the next into the spare).
+ */
+struct prom_kept_row {
+	__u32 dev;
+	__u64 cgid;
+	const char *path;	/* the model's, compared by pointer first */
+	size_t row;		/* its index in this report's model */
+	__u32 seen;		/* the report that found it */
+	bool first;		/* its cgroup's first row: PROM_CGROUP's samples */
+};
+
+/* A row's line in a metric's text; len 0: no sample. */
+struct prom_line {
+	__u32 off;
+	__u32 len : 31;
+	__u32 dbl : 1;		/* @key is a double's bits, not a count */
+	__u64 key;		/* the sample shown */
+};
+
+struct prom_text {
+	char *buf;
+	size_t len, cap;
+};
+
+/* A line of this report's that replaces row @row's. */
+struct prom_change {
+	size_t row, off;	/* off: in the scratch text */
+	struct prom_line line;
+};
+
+struct top_prom_kept {
+	struct prom_kept_row *rows;
+	size_t n, cap;
+	size_t *slots, nslots;	/* index + 1 by (device, cgroup) */
+	__u32 report;
+	struct prom_text text[PROM_NMETRICS], spare, scratch;
+	struct prom_line *lines[PROM_NMETRICS];
+	struct prom_dev {
+		__u32 dev;
+		char *name, *label;
+	} *devs;
+	size_t ndevs;
+	struct prom_change *changes[PROM_NMETRICS];
+	size_t nchanges[PROM_NMETRICS], changes_cap[PROM_NMETRICS];
+};
+
+static int ptext_room(struct prom_text *t, size_t more)
 {
-	if (kept)
-		fputs(kept, f);
-	else
-		iolat_prom_label(f, s);
+	size_t cap = t->cap ?: 4096;
+	char *buf;
+
+	if (t->len + more <= t->cap)
+		return 0;
+	while (cap < t->len + more)
+		cap *= 2;
+	buf = realloc(t->buf, cap);
+	if (!buf)
+		return -ENOMEM;
+	t->buf = buf;
+	t->cap = cap;
+	return 0;
 }
 
-/* @s's bytes at @p, within @end: where they end, or NULL when they do not fit. */
-static char *put(char *p, const char *end, const char *s, size_t len)
+static void ptext_put(struct prom_text *t, const char *s, size_t len)
 {
-	if (!p || len > (size_t)(end - p))
+	memcpy(t->buf + t->len, s, len);
+	t->len += len;
+}
+
+static void kept_devs_clear(struct top_prom_kept *k)
+{
+	size_t d;
+
+	for (d = 0; d < k->ndevs; d++) {
+		free(k->devs[d].name);
+		free(k->devs[d].label);
+	}
+	free(k->devs);
+	k->devs = NULL;
+	k->ndevs = 0;
+}
+
+static void kept_free(struct top_prom_kept *k)
+{
+	size_t q;
+
+	if (!k)
+		return;
+	for (q = 0; q < PROM_NMETRICS; q++) {
+		free(k->text[q].buf);
+		free(k->lines[q]);
+	}
+	free(k->spare.buf);
+	free(k->scratch.buf);
+	free(k->rows);
+	free(k->slots);
+	for (q = 0; q < PROM_NMETRICS; q++)
+		free(k->changes[q]);
+	kept_devs_clear(k);
+	memset(k, 0, sizeof(*k));
+}
+
+/* Every row and line dropped, the memory kept. */
+static void kept_reset(struct top_prom_kept *k)
+{
+	size_t q;
+
+	for (q = 0; q < PROM_NMETRICS; q++)
+		k->text[q].len = 0;
+	if (k->slots)
+		memset(k->slots, 0, k->nslots * sizeof(*k->slots));
+	k->n = 0;
+	kept_devs_clear(k);
+}
+
+static size_t *kept_slot(struct top_prom_kept *k, __u32 dev, __u64 cgid)
+{
+	size_t i = iolat_hash_slot(cgid ^ (__u64)dev << 40, k->nslots);
+
+	while (k->slots[i]) {
+		const struct prom_kept_row *r = &k->rows[k->slots[i] - 1];
+
+		if (r->dev == dev && r->cgid == cgid)
+			break;
+		i = (i + 1) & (k->nslots - 1);
+	}
+	return &k->slots[i];
+}
+
+/* Room for @n rows: the rows, their lines, a table twice as big. */
+static int kept_grow(struct top_prom_kept *k, size_t n)
+{
+	size_t cap = k->cap ?: 64, q, i, nslots;
+	void *v;
+
+	if (n <= k->cap && 2 * n <= k->nslots)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	if (cap > k->cap) {
+		v = realloc(k->rows, cap * sizeof(*k->rows));
+		if (!v)
+			return -ENOMEM;
+		k->rows = v;
+		for (q = 0; q < PROM_NMETRICS; q++) {
+			v = realloc(k->lines[q], cap * sizeof(*k->lines[q]));
+			if (!v)
+				return -ENOMEM;
+			k->lines[q] = v;
+		}
+		k->cap = cap;
+	}
+	for (nslots = 16; nslots < 2 * cap; nslots *= 2)
+		;
+	if (nslots > k->nslots) {
+		v = calloc(nslots, sizeof(*k->slots));
+		if (!v)
+			return -ENOMEM;
+		free(k->slots);
+		k->slots = v;
+		k->nslots = nslots;
+		for (i = 0; i < k->n; i++) {
+			size_t *s = kept_slot(k, k->rows[i].dev, k->rows[i].cgid);
+
+			if (!*s)
+				*s = i + 1;
+		}
+	}
+	return 0;
+}
+
+/* Model row @i as a new kept row at the end, its lines empty. */
+static void kept_append(struct top_prom_kept *k, const struct top_model *m, size_t i)
+{
+	struct prom_kept_row *r = &k->rows[k->n];
+	size_t *s, q;
+
+	r->dev = m->v[i].dev;
+	r->cgid = m->v[i].cgid;
+	r->path = m->v[i].path;
+	r->row = i;
+	r->seen = k->report;
+	r->first = false;
+	for (q = 0; q < PROM_NMETRICS; q++)
+		k->lines[q][k->n] = (struct prom_line){ .off = k->text[q].len };
+	s = kept_slot(k, r->dev, r->cgid);
+	if (!*s)
+		*s = k->n + 1;
+	k->n++;
+}
+
+/* Which rows come first of their cgroup, in the kept order. */
+static int kept_firsts(struct top_prom_kept *k)
+{
+	size_t nslots = 16, i, s;
+	bool zero = false;
+	__u64 *ids;
+
+	while (nslots < 2 * k->n)
+		nslots *= 2;
+	ids = calloc(nslots, sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	for (i = 0; i < k->n; i++) {
+		__u64 id = k->rows[i].cgid;
+
+		if (!id) {		/* 0 marks a free slot: apart (no cgroup has it) */
+			k->rows[i].first = !zero;
+			zero = true;
+			continue;
+		}
+		s = iolat_hash_slot(id, nslots);
+		while (ids[s] && ids[s] != id)
+			s = (s + 1) & (nslots - 1);
+		k->rows[i].first = ids[s] != id;
+		ids[s] = id;
+	}
+	free(ids);
+	return 0;
+}
+
+/* @dev's name as a label value, kept; NULL: no memory. */
+static struct prom_dev *kept_dev(struct top_prom_kept *k, __u32 dev)
+{
+	const char *name = iolat_dev_name(dev);
+	struct prom_dev *d;
+	size_t i;
+
+	for (i = 0; i < k->ndevs; i++)
+		if (k->devs[i].dev == dev)
+			return &k->devs[i];
+	d = realloc(k->devs, (k->ndevs + 1) * sizeof(*d));
+	if (!d)
 		return NULL;
-	memcpy(p, s, len);
-	return p + len;
+	k->devs = d;
+	d = &d[k->ndevs];
+	d->dev = dev;
+	d->name = strdup(name);
+	d->label = label_make(name);
+	if (!d->name || !d->label) {
+		free(d->name);
+		free(d->label);
+		return NULL;
+	}
+	k->ndevs++;
+	return d;
 }
 
 /*
- * A row's label values, looked up once a report: its device's and its
- * path's, escaped (NULL: made per line, with no memory to keep them).
+ * The kept rows made this report's: every model row found (or added at
+ * the end), or all made again in the model's order when one must be
+ * (see struct top_prom_kept).  0 or -ENOMEM.
  */
-struct prom_row_labels {
-	const char *dev, *path;
-	size_t dev_len, path_len;
-};
+static int kept_sync(struct top_prom_kept *k, const struct top_model *m)
+{
+	bool again = false, added = false;
+	size_t i, d;
 
-void top_print_prom(FILE *f, const struct top_report *rep)
+	k->report++;
+	if (!k->nslots && kept_grow(k, m->n ?: 1))
+		return -ENOMEM;
+	for (d = 0; d < k->ndevs && !again; d++)
+		again = strcmp(k->devs[d].name, iolat_dev_name(k->devs[d].dev));
+	for (i = 0; i < m->n && !again; i++) {
+		const struct top_row *r = &m->v[i];
+		size_t *s = kept_slot(k, r->dev, r->cgid);
+		struct prom_kept_row *kr;
+
+		if (!*s) {
+			if (kept_grow(k, k->n + 1))
+				return -ENOMEM;
+			kept_append(k, m, i);
+			added = true;
+			continue;
+		}
+		kr = &k->rows[*s - 1];
+		if (kr->seen == k->report) {
+			again = true;	/* two rows of one pair: no row to key lines by */
+			break;
+		}
+		kr->seen = k->report;
+		kr->row = i;
+		if (kr->path != r->path) {
+			if (strcmp(kr->path, r->path))
+				again = true;	/* renamed: its label in every line */
+			kr->path = r->path;
+		}
+	}
+	for (i = 0; i < k->n && !again; i++)
+		again = k->rows[i].seen != k->report;	/* gone */
+	if (again) {
+		kept_reset(k);
+		if (kept_grow(k, m->n))
+			return -ENOMEM;
+		for (i = 0; i < m->n; i++)
+			kept_append(k, m, i);
+		added = true;
+	}
+	return added ? kept_firsts(k) : 0;
+}
+
+/*
+ * Row @kr's sample @s of metric @pm, the line whole, at the end of the
+ * scratch text.  0 or -ENOMEM.
+ */
+static int line_make(struct top_prom_kept *k, const struct top_model *m,
+		     const struct prom_metric *pm, const struct prom_kept_row *kr,
+		     const struct prom_sample *s)
+{
+	struct prom_text *t = &k->scratch;
+	const char *path = label_of(m, kr->path);
+	char *made = path ? NULL : label_make(kr->path);
+	const struct prom_dev *d = NULL;
+	size_t need;
+
+	if (!path && !made)
+		return -ENOMEM;
+	path = path ?: made;
+	if (pm->kind != PROM_CGROUP && !(d = kept_dev(k, kr->dev))) {
+		free(made);
+		return -ENOMEM;
+	}
+	need = strlen(pm->name) + strlen(path) + (d ? strlen(d->label) : 0) +
+	       32 + PROM_VALUE_MAX;
+	if (ptext_room(t, need)) {
+		free(made);
+		return -ENOMEM;
+	}
+	ptext_put(t, pm->name, strlen(pm->name));
+	if (pm->kind == PROM_CGROUP) {
+		ptext_put(t, "{cgroup=\"", 9);
+	} else {
+		ptext_put(t, "{device=\"", 9);
+		ptext_put(t, d->label, strlen(d->label));
+		ptext_put(t, "\",cgroup=\"", 10);
+	}
+	ptext_put(t, path, strlen(path));
+	ptext_put(t, "\"} ", 3);
+	t->len += prom_value(t->buf + t->len, s);
+	free(made);
+	return 0;
+}
+
+/* Metric @q's text with its changes spliced in, in row order. */
+static int text_splice(struct top_prom_kept *k, size_t q)
+{
+	struct prom_text *t = &k->text[q], *o = &k->spare, tmp;
+	const struct prom_change *c, *ch = k->changes[q];
+	struct prom_line *l = k->lines[q];
+	size_t at = 0, i, n = k->nchanges[q], grow = 0, off;
+
+	for (i = 0; i < n; i++)
+		grow += ch[i].line.len;
+	o->len = 0;
+	if (ptext_room(o, t->len + grow))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		c = &ch[i];
+		ptext_put(o, t->buf + at, l[c->row].off - at);
+		at = l[c->row].off + l[c->row].len;
+		ptext_put(o, k->scratch.buf + c->off, c->line.len);
+		l[c->row].len = c->line.len;
+		l[c->row].dbl = c->line.dbl;
+		l[c->row].key = c->line.key;
+	}
+	ptext_put(o, t->buf + at, t->len - at);
+	off = l[ch[0].row].off;
+	for (i = ch[0].row; i < k->n; i++) {
+		l[i].off = off;
+		off += l[i].len;
+	}
+	tmp = *t;
+	*t = *o;
+	*o = tmp;
+	return 0;
+}
+
+/* Metric @q's text made current with its changes: in place if no length changed. */
+static int text_apply(struct top_prom_kept *k, size_t q)
+{
+	struct prom_line *l = k->lines[q];
+	const struct prom_change *c;
+	size_t i;
+
+	for (i = 0; i < k->nchanges[q]; i++)
+		if (k->changes[q][i].line.len != l[k->changes[q][i].row].len)
+			return text_splice(k, q);
+	for (i = 0; i < k->nchanges[q]; i++) {
+		c = &k->changes[q][i];
+		memcpy(k->text[q].buf + l[c->row].off, k->scratch.buf + c->off, c->line.len);
+		l[c->row].dbl = c->line.dbl;
+		l[c->row].key = c->line.key;
+	}
+	return 0;
+}
+
+/*
+ * Row @j's line of metric @q to be @has's sample @s (or none), when the
+ * line shows another: made at the end of the scratch text.  0 or -ENOMEM.
+ */
+static int line_change(struct top_prom_kept *k, const struct top_model *m, size_t q,
+		       size_t j, bool has, const struct prom_sample *s)
+{
+	const struct prom_line *l = &k->lines[q][j];
+	struct prom_change *c;
+	bool dbl = has && s->exp10 < 0;
+	__u64 key = 0;
+
+	if (dbl)
+		memcpy(&key, &s->v, sizeof(key));
+	else if (has)
+		key = s->n;
+	if (has ? l->len && l->key == key && l->dbl == dbl : !l->len)
+		return 0;
+	if (k->nchanges[q] == k->changes_cap[q]) {
+		size_t cap = k->changes_cap[q] ? 2 * k->changes_cap[q] : 64;
+		void *v = realloc(k->changes[q], cap * sizeof(*k->changes[q]));
+
+		if (!v)
+			return -ENOMEM;
+		k->changes[q] = v;
+		k->changes_cap[q] = cap;
+	}
+	c = &k->changes[q][k->nchanges[q]++];
+	c->row = j;
+	c->off = k->scratch.len;
+	if (has && line_make(k, m, &prom_metrics[q], &k->rows[j], s))
+		return -ENOMEM;
+	c->line = (struct prom_line){ .len = k->scratch.len - c->off, .dbl = dbl, .key = key };
+	return 0;
+}
+
+/* Every metric's text made current: the lines whose sample changed, again. */
+static int kept_update(struct top_prom_kept *k, const struct top_model *m)
+{
+	struct prom_sample s[PROM_NMETRICS];
+	size_t j, q;
+	__u32 has;
+
+	k->scratch.len = 0;
+	memset(k->nchanges, 0, sizeof(k->nchanges));
+	for (j = 0; j < k->n; j++) {
+		has = row_samples(&m->v[k->rows[j].row], s);
+		if (!k->rows[j].first)
+			has &= ~prom_cgroup_bits;
+		for (q = 0; q < PROM_NMETRICS; q++)
+			if (line_change(k, m, q, j, has >> q & 1, &s[q]))
+				return -ENOMEM;
+	}
+	for (q = 0; q < PROM_NMETRICS; q++)
+		if (k->nchanges[q] && text_apply(k, q))
+			return -ENOMEM;
+	return 0;
+}
+
+/* @rep's metrics to @f, through @k (what the last report wrote).  0 or -ENOMEM. */
+static int prom_render(FILE *f, const struct top_report *rep, struct top_prom_kept *k)
 {
 	const struct top_model *m = rep->m;
-	bool *seen = cgroups_seen(m);
-	struct prom_row_labels *rl = calloc(m->n ?: 1, sizeof(*rl));
-	struct prom_sample v;
-	size_t k, i, d;
-	char head[128], **devs, line[1024];
-	const char *end = line + sizeof(line);
-	int len;
+	size_t q;
 
-	/* The devices' label values, made once a report. */
-	devs = calloc(m->ndevs ?: 1, sizeof(*devs));
-	for (d = 0; devs && d < m->ndevs; d++)
-		devs[d] = label_make(iolat_dev_name(m->devs[d]));
-	for (i = 0; rl && i < m->n; i++) {
-		for (d = 0; d < m->ndevs && m->devs[d] != m->v[i].dev; d++)
-			;
-		rl[i].dev = devs && d < m->ndevs ? devs[d] : NULL;
-		rl[i].path = label_of(m, m->v[i].path);
-		rl[i].dev_len = rl[i].dev ? strlen(rl[i].dev) : 0;
-		rl[i].path_len = rl[i].path ? strlen(rl[i].path) : 0;
-	}
-
+	if (kept_sync(k, m) || kept_update(k, m))
+		goto nomem;
 	prom_head(f, m);
-	for (k = 0; k < sizeof(prom_metrics) / sizeof(*prom_metrics); k++) {
-		const struct prom_metric *pm = &prom_metrics[k];
+	for (q = 0; q < PROM_NMETRICS; q++) {
+		const struct prom_metric *pm = &prom_metrics[q];
 
 		fprintf(f, "# HELP %s %s.\n# TYPE %s %s\n", pm->name, pm->help,
 			pm->name, pm->type);
-		/* A sample's start, the same for every row: made once. */
-		len = snprintf(head, sizeof(head), "%s{%s=\"", pm->name,
-			       pm->kind == PROM_CGROUP ? "cgroup" : "device");
-		for (i = 0; i < m->n; i++) {
-			const struct top_row *r = &m->v[i];
-			const struct prom_row_labels *l = rl ? &rl[i] : NULL;
-			const char *dl = l ? l->dev : NULL, *pl = l ? l->path : NULL;
-			char *p = line;
-
-			if (!pm->get(r, &v))
-				continue;
-			if (pm->kind == PROM_CGROUP && (seen ? seen[i] : cgroup_seen(m, i)))
-				continue;
-			/* The line whole, one write: kept labels and the value fit. */
-			p = put(p, end, head, len);
-			if (pm->kind != PROM_CGROUP) {
-				p = dl ? put(p, end, dl, l->dev_len) : NULL;
-				p = put(p, end, "\",cgroup=\"", 10);
-			}
-			p = pl ? put(p, end, pl, l->path_len) : NULL;
-			p = put(p, end, "\"} ", 3);
-			if (p && end - p >= PROM_VALUE_MAX) {
-				p += prom_value(p, &v);
-				fwrite(line, 1, p - line, f);
-				continue;
-			}
-			/* A label not kept, or too long for @line: piece by piece. */
-			fwrite(head, 1, len, f);
-			if (pm->kind != PROM_CGROUP) {
-				prom_label_put(f, dl, iolat_dev_name(r->dev));
-				fputs("\",cgroup=\"", f);
-			}
-			prom_label_put(f, pl, r->path);
-			fputs("\"} ", f);
-			fwrite(line, 1, prom_value(line, &v), f);
-		}
+		fwrite(k->text[q].buf, 1, k->text[q].len, f);
 	}
-	free(rl);
-	free(seen);
-	for (d = 0; devs && d < m->ndevs; d++)
-		free(devs[d]);
-	free(devs);
-	if (!has_bpf(m))
-		return;		/* no BPF side: nothing to lose, nothing to say */
-	prom_maps(f, m);
-	/* Last: a reader that finds it has read the file whole. */
-	fprintf(f, "# HELP iolat_lost_events_total Events the BPF side could not record, "
-		"a full map's aside (iolat_map_full_events_total).\n"
-		"# TYPE iolat_lost_events_total counter\niolat_lost_events_total %llu\n",
-		rep->lost);
+	if (has_bpf(m)) {	/* no BPF side: nothing to lose, nothing to say */
+		prom_maps(f, m);
+		/* Last: a reader that finds it has read the file whole. */
+		fprintf(f, "# HELP iolat_lost_events_total Events the BPF side could not "
+			"record, a full map's aside (iolat_map_full_events_total).\n"
+			"# TYPE iolat_lost_events_total counter\niolat_lost_events_total %llu\n",
+			rep->lost);
+	}
+	return 0;
+nomem:
+	kept_reset(k);		/* half made: none of it to trust */
+	return -ENOMEM;
+}
+
+void top_print_prom(FILE *f, const struct top_report *rep)
+{
+	struct top_prom_kept k = { 0 };
+
+	if (prom_render(f, rep, &k))
+		fputs("# iolat-top: out of memory\n", f);
+	kept_free(&k);
+}
+
+void top_prom_free(struct top_prom *p)
+{
+	kept_free(p->kept);
+	free(p->kept);
+	p->kept = NULL;
 }
 
 /*
@@ -1304,7 +1693,8 @@ static int prom_tmp_open(const char *file, char *tmp, size_t len)
  * failure the new file is removed and @file left as it was; @step says
  * which step failed.  0 or -errno.
  */
-static int prom_replace(const char *file, const struct top_report *rep, const char **step)
+static int prom_replace(const char *file, const struct top_report *rep,
+			struct top_prom_kept *kept, const char **step)
 {
 	static const cookie_io_functions_t io = { .write = prom_out_write };
 	static char buf[65536];
@@ -1331,7 +1721,8 @@ static int prom_replace(const char *file, const struct top_report *rep, const ch
 		}
 		setvbuf(f, buf, _IOFBF, sizeof(buf));
 		__fsetlocking(f, FSETLOCKING_BYCALLER);	/* ours alone: no lock a call */
-		top_print_prom(f, rep);
+		if (prom_render(f, rep, kept))
+			o.err = ENOMEM;
 		if (ferror(f) && !o.err)
 			o.err = EIO;
 		if (fclose(f) && !o.err)
@@ -1374,7 +1765,7 @@ int top_prom_check(const char *file)
 			file);
 		return -EISDIR;
 	}
-	err = prom_replace(file, NULL, &step);
+	err = prom_replace(file, NULL, NULL, &step);
 	if (err)
 		fprintf(stderr, IOLAT_TOP ": cannot write %s (%s: %s)\n", file, step,
 			strerror(-err));
@@ -1384,7 +1775,12 @@ int top_prom_check(const char *file)
 int top_prom_write(struct top_prom *p, const struct top_report *rep)
 {
 	const char *step;
-	int err = prom_replace(p->file, rep, &step);
+	int err;
+
+	if (!p->kept)
+		p->kept = calloc(1, sizeof(*p->kept));
+	step = "keeping its lines";
+	err = p->kept ? prom_replace(p->file, rep, p->kept, &step) : -ENOMEM;
 
 	/* Once a streak: every interval of a full disk would flood the journal. */
 	if (err && !p->failed++)

@@ -39,6 +39,7 @@ struct top_prom {
 	const char *file;
 	int err;		/* the last write's error; 0 if it worked */
 	unsigned long failed;	/* writes failed since the last that worked */
+	struct top_prom_kept *kept;	/* the last report's lines (the .c's) */
 };
 
 /*
@@ -55,5 +56,6 @@ int top_prom_check(const char *file);
  * Returns 0 or the -errno that failed this one (never fatal).
  */
 int top_prom_write(struct top_prom *p, const struct top_report *rep);
+void top_prom_free(struct top_prom *p);
 
 #endif /* __IOLAT_TOP_OUTPUT_H */

@@ -738,6 +738,7 @@ cleanup:
 	iolat_iostat_iter_stop(iostat_iter);
 	iolat_iostat_set_free(&iostat_set);
 	top_model_free(&model);
+	top_prom_free(&prom);
 	iolat_map_free(&groups_map);
 	iolat_map_free(&parents_map);
 	iolat_map_free(&changes_map);

@@ -5,13 +5,15 @@
  * be are not followed, the file ends whole and 0644, and a write that
  * fails (ENOSPC and EIO injected through --wrap=write,fsync, a directory
  * that went away) keeps the last file, leaves nothing behind, is said
- * once per streak and is tried again.  Prints "ok"/"FAIL" per check;
+ * once per streak and is tried again; the lines it keeps from a report
+ * to the next make what a fresh render makes.  Prints "ok"/"FAIL" per check;
  * exits 1 if any failed.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +64,7 @@ static char dir[4096], file[4200], victim[4200];
 /* @path's contents (static, until the next call), or "(none: ...)". */
 static const char *slurp(const char *path)
 {
-	static char buf[1 << 16];
+	static char buf[1 << 20];
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW);
 
@@ -322,6 +324,174 @@ static void test_dir_gone(struct top_report *rep)
 	rmdir(sub);
 }
 
+static int by_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * @text with each metric's samples sorted (malloc'ed): the kept rows
+ * keep their first order, a fresh render has the model's.
+ */
+static char *canonical(const char *text)
+{
+	char *copy = strdup(text), *out = malloc(strlen(text) + 2), **lines, *l;
+	size_t n = 0, i, start = 0, at = 0;
+
+	lines = malloc((strlen(text) + 1) * sizeof(*lines));
+	for (l = strtok(copy, "\n"); l; l = strtok(NULL, "\n"))
+		lines[n++] = l;
+	for (i = 0; i <= n; i++) {
+		if (i < n && lines[i][0] != '#')
+			continue;
+		qsort(lines + start, i - start, sizeof(*lines), by_line);
+		start = i + 1;
+	}
+	out[0] = '\0';
+	for (i = 0; i < n; i++)
+		at += sprintf(out + at, "%s\n", lines[i]);
+	free(lines);
+	free(copy);
+	return out;
+}
+
+/* Row @i of test_kept()'s model, as it starts: every kind of sample. */
+static void kept_row(struct top_row *r, size_t i, const char *path)
+{
+	memset(r, 0, sizeof(*r));
+	r->dev = i % 2 ? 0x800010 : 0x1030000;	/* rows in pairs: a cgroup on two devices */
+	r->cgid = 100 + i / 2;
+	r->path = path;
+	r->target_us = 1000 + i;
+	r->has_group = i % 3 != 0;
+	r->g.has_window = i % 4 != 0;
+	r->g.ssd = i % 2;
+	r->g.last_samples = 10 + i;
+	r->g.last_missed = i % 5;
+	r->g.last_mean_ns = 1234567 * i;
+	r->g.windows = 9;
+	r->has_parent = i % 7 == 0;
+	r->p.cookie = 1000000;
+	r->psi_some = i / 2 % 3 ? 0 : 1.25;	/* a cgroup's: the same on its rows */
+	r->psi_full = NAN;
+}
+
+/*
+ * -P's kept lines: after every change a report can bring (a value, its
+ * length, a sample that comes or goes, rows moved, added, gone, renamed,
+ * a path copied to another pointer, one pair in two rows), the file has
+ * the lines a fresh render makes, each metric's in the order rows came.
+ */
+static void test_kept(void)
+{
+	enum { MAXROWS = 48, STEPS = 600 };
+	static char names[MAXROWS * 4][32];
+	struct top_model m = { .mode = TOP_MODE_EVENTS, .mode_reason = "", .debug_stats = 1 };
+	struct top_report rep = { .m = &m, .secs = 1, .rows = 100, .batch = true };
+	struct top_prom p = { .file = file };
+	struct top_row v[MAXROWS], save;
+	size_t n = 32, i, j, nnames = 0, bad = 0, first_bad = 0;
+	int kind, first_kind = -1, step, dup = -1;
+	char *fresh, *kept;
+	double some;
+
+	for (i = 0; i < n; i++) {
+		if (i % 2 == 0)
+			snprintf(names[nnames++], sizeof(names[0]), "/t/g%zu", i / 2);
+		kept_row(&v[i], i, names[nnames - 1]);
+	}
+	m.v = v;
+	m.n = n;
+	srand(28);
+	for (step = 0; step < STEPS; step++) {
+		i = rand() % n;
+		j = rand() % n;
+		kind = dup >= 0 ? -1 : rand() % 10;
+		switch (kind) {
+		case -1:	/* the duplicate of the last step, undone */
+			v[dup] = save;
+			dup = -1;
+			break;
+		case 0:		/* a cgroup's, on each of its rows */
+			some = (double[]){ 0, 0.5, 12.34, NAN }[rand() % 4];
+			for (j = 0; j < n; j++)
+				if (v[j].cgid == v[i].cgid)
+					v[j].psi_some = some;
+			break;
+		case 1:
+			v[i].target_us = rand() % 3 ? 1000 + rand() % 100000 : 0;
+			break;
+		case 2:
+			v[i].has_group = !v[i].has_group;
+			v[i].g.windows += rand() % 2 ? 1 : 1000;
+			break;
+		case 3:
+			save = v[i];
+			v[i] = v[j];
+			v[j] = save;
+			break;
+		case 4:
+			if (n > 4) {
+				memmove(&v[i], &v[i + 1], (n - i - 1) * sizeof(*v));
+				n--;
+			}
+			break;
+		case 5:
+			if (n < MAXROWS && nnames < MAXROWS * 4) {
+				snprintf(names[nnames], sizeof(names[0]), "/t/new%d", step);
+				kept_row(&v[n], 2 * (50 + step), names[nnames++]);
+				n++;
+			}
+			break;
+		case 6:		/* renamed: the cgroup's rows */
+		case 7:		/* its path, read again elsewhere */
+			if (nnames == MAXROWS * 4)
+				break;
+			if (kind == 6)
+				snprintf(names[nnames], sizeof(names[0]), "/t/renamed%d", step);
+			else
+				snprintf(names[nnames], sizeof(names[0]), "%s", v[i].path);
+			for (j = 0; j < n; j++)
+				if (v[j].cgid == v[i].cgid && j != i)
+					v[j].path = names[nnames];
+			v[i].path = names[nnames++];
+			break;
+		case 8:
+			if (i != j) {
+				save = v[j];
+				v[j].dev = v[i].dev;
+				v[j].cgid = v[i].cgid;
+				dup = j;
+			}
+			break;
+		case 9:
+			v[i].has_parent = !v[i].has_parent;
+			v[i].p.cookie = 999990 + rand() % 20;
+			v[i].g.depth = rand() % 2 ? IOLAT_DEPTH_MAX : 1 + (unsigned int)rand() % 64;
+			v[i].g.has_depth = rand() % 2;
+			break;
+		}
+		m.n = n;
+		if (top_prom_write(&p, &rep))
+			break;
+		fresh = canonical(render(&rep));
+		kept = canonical(slurp(file));
+		if (strcmp(kept, fresh) && !bad++) {
+			if (getenv("KEPT_DEBUG"))
+				fprintf(stderr, "--- kept\n%s--- fresh\n%s", kept, fresh);
+			first_bad = step;
+			first_kind = kind;
+		}
+		free(fresh);
+		free(kept);
+	}
+	check(step == STEPS && !bad, "kept: %d reports of %d, each the fresh render "
+	      "(%zu differ, the first at report %zu, after a change of kind %d)",
+	      step, STEPS, bad, first_bad, first_kind);
+	top_prom_free(&p);
+	unlink(file);
+}
+
 /* At the start: what the tool refuses before loading anything. */
 static void test_check(void)
 {
@@ -363,5 +533,6 @@ int main(int argc, char **argv)
 	test_failures(&rep);
 	test_dir_gone(&rep);
 	test_check();
+	test_kept();
 	return check_done();
 }
