@@ -865,3 +865,25 @@ void iolat_check_stdout_at_exit(const char *tool)
 	signal(SIGPIPE, SIG_IGN);
 	atexit(check_stdout);
 }
+
+int iolat_grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	if (size && ncap > SIZE_MAX / size)
+		return -ENOMEM;
+	nv = realloc(*v, ncap * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}

@@ -26,6 +26,13 @@ static inline size_t iolat_hash_slot(__u64 key, size_t cap)
 	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
 }
 
+/*
+ * Room for @need elements of @size bytes in the array *@v of *@cap: the
+ * capacity doubled (from 16) until it holds them.  0 or -ENOMEM, *@v
+ * kept as it was on failure.
+ */
+int iolat_grow(void **v, size_t *cap, size_t need, size_t size);
+
 extern volatile sig_atomic_t iolat_exiting;
 extern bool iolat_verbose;
 

@@ -213,24 +213,6 @@ fail:
 	return NULL;
 }
 
-/* Room for @n more of *@v's @size-byte elements. */
-static int grow(void **v, size_t *cap, size_t used, size_t n, size_t size)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *nv;
-
-	if (used + n <= *cap)
-		return 0;
-	while (ncap < used + n)
-		ncap *= 2;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 /*
  * Whether every disk @set has records of is still there: a removed disk
  * marks nothing, and its records would stay until the next walk (and
@@ -276,7 +258,7 @@ static int reread(struct iolat_iostat_iter *it, const struct iolat_cgroups *cgs,
 			return -ENOENT;	/* newer than the tree, or outside it */
 		/* Up to the walk's top; the hierarchy's root has no records. */
 		for (; c >= 0 && (c > 0 || set->top_level > 0); c = cgs->v[c].parent) {
-			if (grow((void **)&it->ids, &it->ids_cap, nids, 1, sizeof(*it->ids)))
+			if (iolat_grow((void **)&it->ids, &it->ids_cap, nids + 1, sizeof(*it->ids)))
 				return -ENOMEM;
 			it->ids[nids++] = cgs->v[c].id;
 		}
@@ -299,8 +281,8 @@ static int reread(struct iolat_iostat_iter *it, const struct iolat_cgroups *cgs,
 			return n;
 		if (n >= IOSTAT_TEXT_MAX - 1)
 			return -EOVERFLOW;
-		if (grow((void **)&it->fresh, &it->fresh_cap, nfresh, IOLAT_IOSTAT_BLKGS,
-			 sizeof(*it->fresh)))
+		if (iolat_grow((void **)&it->fresh, &it->fresh_cap, nfresh + IOLAT_IOSTAT_BLKGS,
+			       sizeof(*it->fresh)))
 			return -ENOMEM;
 		n = iolat_iostat_recs_parse(it->text, it->ids[i], it->dev, it->fresh + nfresh,
 					    IOLAT_IOSTAT_BLKGS);

@@ -1183,19 +1183,7 @@ struct top_prom_kept {
 
 static int ptext_room(struct prom_text *t, size_t more)
 {
-	size_t cap = t->cap ?: 4096;
-	char *buf;
-
-	if (t->len + more <= t->cap)
-		return 0;
-	while (cap < t->len + more)
-		cap *= 2;
-	buf = realloc(t->buf, cap);
-	if (!buf)
-		return -ENOMEM;
-	t->buf = buf;
-	t->cap = cap;
-	return 0;
+	return iolat_grow((void **)&t->buf, &t->cap, t->len + more, 1);
 }
 
 static void ptext_put(struct prom_text *t, const char *s, size_t len)
@@ -1549,15 +1537,9 @@ static int line_change(struct top_prom_kept *k, const struct top_model *m, size_
 		key = s->n;
 	if (has ? l->len && l->key == key && l->dbl == dbl : !l->len)
 		return 0;
-	if (k->nchanges[q] == k->changes_cap[q]) {
-		size_t cap = k->changes_cap[q] ? 2 * k->changes_cap[q] : 64;
-		void *v = realloc(k->changes[q], cap * sizeof(*k->changes[q]));
-
-		if (!v)
-			return -ENOMEM;
-		k->changes[q] = v;
-		k->changes_cap[q] = cap;
-	}
+	if (iolat_grow((void **)&k->changes[q], &k->changes_cap[q], k->nchanges[q] + 1,
+		       sizeof(*k->changes[q])))
+		return -ENOMEM;
 	c = &k->changes[q][k->nchanges[q]++];
 	c->row = j;
 	c->off = k->scratch.len;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "iolat-common.h"
 #include "iolat-why-model.h"
 
 const char *const why_action_names[WHY_ACT_NR] = {
@@ -192,23 +193,9 @@ static struct why_cg *cg_get(struct why_model *m, const char *dev,
 	return c;
 }
 
-int why_grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 16;
-	void *p = realloc(*v, c * size);
-
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
 static int wlog_add(struct why_wlog *l, const struct why_win *w)
 {
-	if (why_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
+	if (iolat_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
 		return -ENOMEM;
 	l->v[l->n++] = *w;
 	return 0;
@@ -224,7 +211,7 @@ static int depth_add(struct why_cg *c, double t, __u32 depth)
 	 */
 	if (c->dn && c->dv[c->dn - 1].depth == depth && c->dv[c->dn - 1].t <= t)
 		return 0;
-	if (why_grow((void **)&c->dv, &c->dcap, c->dn, sizeof(*c->dv)))
+	if (iolat_grow((void **)&c->dv, &c->dcap, c->dn + 1, sizeof(*c->dv)))
 		return -ENOMEM;
 	c->dv[c->dn++] = (struct why_depth){ t, depth };
 	return 0;
@@ -235,7 +222,7 @@ static int scale_add(struct why_cg *p, const struct why_scale *s)
 	p->is_parent = true;
 	if (s->new < p->min_cookie)
 		p->min_cookie = s->new;
-	if (why_grow((void **)&p->sv, &p->scap, p->sn, sizeof(*p->sv)))
+	if (iolat_grow((void **)&p->sv, &p->scap, p->sn + 1, sizeof(*p->sv)))
 		return -ENOMEM;
 	p->sv[p->sn++] = *s;
 	return 0;
@@ -683,7 +670,7 @@ static int build_tree(struct why_model *m)
 				continue;
 			c->parent = p;
 		}
-		if (why_grow((void **)&p->kids, &p->kcap, p->nkids, sizeof(*p->kids)))
+		if (iolat_grow((void **)&p->kids, &p->kcap, p->nkids + 1, sizeof(*p->kids)))
 			return -ENOMEM;
 		p->kids[p->nkids++] = c;
 	}

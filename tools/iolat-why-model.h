@@ -298,7 +298,5 @@ struct why_cg *why_cg_by_id(const struct why_model *m, const char *dev, __u64 id
 struct why_cg *why_parent_of(struct why_model *m, const struct why_cg *c);
 /* "/a/b" -> "/a"; "/a" -> "/"; "/" -> "" (no parent). */
 void why_parent_path(const char *path, char *out, size_t len);
-/* Make room for one more in *@v (of *@cap, @n used): 0 or -ENOMEM. */
-int why_grow(void **v, size_t *cap, size_t n, size_t size);
 
 #endif /* __IOLAT_WHY_MODEL_H */

@@ -92,7 +92,7 @@ static int add_finding(struct why_findings *out, enum why_rule rule,
 	bool oom = t->summary.oom || t->evidence.oom || t->advice.oom || t->others.oom ||
 		   t->command.oom;
 
-	if (oom || why_grow((void **)&out->v, &out->cap, out->n, sizeof(*out->v))) {
+	if (oom || iolat_grow((void **)&out->v, &out->cap, out->n + 1, sizeof(*out->v))) {
 		free(t->summary.s);
 		free(t->evidence.s);
 		free(t->advice.s);
@@ -976,7 +976,7 @@ static int rule_unknown(struct why_model *m, struct why_findings *out)
 			earlier = !strcmp(devs[j], m->v[i]->device);
 		if (earlier)
 			continue;
-		if (why_grow((void **)&devs, &dcap, ndev, sizeof(*devs))) {
+		if (iolat_grow((void **)&devs, &dcap, ndev + 1, sizeof(*devs))) {
 			free(devs);
 			return -ENOMEM;
 		}
