@@ -5,7 +5,7 @@
 # (for each alert, series that fire it and series that must not).
 . "$(dirname "$0")/lib.sh"
 D=$REPO/tools/prometheus
-exported=$(grep -oE '(\{ "|TYPE )iolat_[a-z_]+' "$REPO/tools/iolat-top-output.c" |
+exported=$(grep -oE '(\{ "|TYPE |X\(get_[a-z_]+, ")iolat_[a-z_]+' "$REPO/tools/iolat-top-output.c" |
 	grep -oE 'iolat_[a-z_]+' | sort -u)
 [ -n "$exported" ] || fail "found no metric in tools/iolat-top-output.c: the extraction is out of date"
 used=$(grep -vh '^ *#' "$D/iolat-alerts.yml" "$D/iolat-alerts.test.yml" |
