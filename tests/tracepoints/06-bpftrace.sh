@@ -15,8 +15,10 @@
 
 B=$IOLAT_REPO/tracepoints
 scripts="iolat-scale iolat-depth iolat-delay-hist iolat-window iolat-depth1 iolat-culprit"
-start=300	# s for all six to compile and attach, side by side
-run=240		# s at most for the scenario to show what is checked
+# The three bounds add up to 540 s, under the runner's 600 s a test:
+# past that the runner would kill the test without saying which step hung.
+start=240	# s for all six to compile and attach, side by side (55 s seen)
+run=180		# s at most for the scenario to show what is checked
 declare -A PID
 for s in $scripts; do
 	BPFTRACE_STRLEN=64 bpftrace "$B/$s.bt" >/tmp/$s.out 2>&1 &
@@ -59,7 +61,7 @@ seen() {
 }
 timed_wait $run "the scenario shown to the scripts" seen ||
 	fail "within $run s of the scenario, still missing:$MISSING"
-EXIT_BOUND=${IOLAT_BPFTRACE_EXIT_BOUND:-240}
+EXIT_BOUND=${IOLAT_BPFTRACE_EXIT_BOUND:-120}
 # The scenario has shown what the scripts must print: end its tasks
 # before the scripts' summaries, so that nothing changes under them (loose
 # stays at depth 1: no window of tight's is left to scale it up) and the
