@@ -901,15 +901,16 @@ static const struct prom_metric prom_metrics[] = { PROM_METRICS(PROM_METRIC) };
 #undef PROM_METRIC
 #define PROM_NMETRICS (sizeof(prom_metrics) / sizeof(*prom_metrics))
 
-/* The metrics of the PROM_CGROUP kind, a bit each. */
-#define PROM_METRIC(fn, name, type, kind, help) | ((__u32)(kind == PROM_CGROUP) << fn##_bit)
+/* Each metric's bit in row_samples()'s mask: get_target_bit... */
 enum {
 #define PROM_BIT(fn, name, type, kind, help) fn##_bit,
 	PROM_METRICS(PROM_BIT)
 #undef PROM_BIT
 };
-static const __u32 prom_cgroup_bits = 0 PROM_METRICS(PROM_METRIC);
-#undef PROM_METRIC
+/* The metrics of the PROM_CGROUP kind, a bit each. */
+#define PROM_CGROUP_BIT(fn, name, type, kind, help) | ((__u32)(kind == PROM_CGROUP) << fn##_bit)
+static const __u32 prom_cgroup_bits = 0 PROM_METRICS(PROM_CGROUP_BIT);
+#undef PROM_CGROUP_BIT
 
 /*
  * Row @r's samples into @s, every metric's in one call: a bit a metric
@@ -1035,33 +1036,6 @@ static int prom_value(char *buf, const struct prom_sample *s)
 	return n;
 }
 
-/*
- * The paths' label values (escaped, quoted for "..."), made once a path:
- * escaping every row's path each report, nineteen times, was a fifth of
- * -P's time at 10,000 cgroups.  Keyed by the path's pointer, which is the
- * same path while the tree's paths_gen is the same; emptied when it
- * changes (a walk freed them).
- */
-static struct prom_label_cache {
-	const struct iolat_cgroups *cgs;
-	unsigned long gen;
-	struct prom_label {
-		const char *path;
-		char *label;
-	} *v;
-	size_t n, cap;
-} labels;
-
-static void labels_clear(void)
-{
-	size_t i;
-
-	for (i = 0; i < labels.cap; i++)
-		free(labels.v[i].label);
-	free(labels.v);
-	memset(&labels, 0, sizeof(labels));
-}
-
 static char *label_make(const char *path)
 {
 	char *buf = NULL;
@@ -1076,51 +1050,6 @@ static char *label_make(const char *path)
 		return NULL;
 	}
 	return buf;
-}
-
-/* @path's label value: kept, or NULL (no tree to key it by, no memory). */
-static const char *label_of(const struct top_model *m, const char *path)
-{
-	size_t i;
-
-	if (!m->cgs)
-		return NULL;
-	if (labels.cgs != m->cgs || labels.gen != m->cgs->paths_gen) {
-		labels_clear();
-		labels.cgs = m->cgs;
-		labels.gen = m->cgs->paths_gen;
-	}
-	if (labels.n * 2 >= labels.cap) {
-		struct prom_label_cache old = labels;
-		size_t cap = old.cap ? old.cap * 2 : 1024, k;
-
-		labels.v = calloc(cap, sizeof(*labels.v));
-		if (!labels.v) {
-			labels.v = old.v;
-			return NULL;
-		}
-		labels.cap = cap;
-		for (k = 0; k < old.cap; k++) {
-			if (!old.v[k].path)
-				continue;
-			i = iolat_hash_slot((uintptr_t)old.v[k].path, cap);
-			while (labels.v[i].path)
-				i = (i + 1) & (cap - 1);
-			labels.v[i] = old.v[k];
-		}
-		free(old.v);
-	}
-	i = iolat_hash_slot((uintptr_t)path, labels.cap);
-	while (labels.v[i].path && labels.v[i].path != path)
-		i = (i + 1) & (labels.cap - 1);
-	if (!labels.v[i].path) {
-		labels.v[i].label = label_make(path);
-		if (!labels.v[i].label)
-			return NULL;
-		labels.v[i].path = path;
-		labels.n++;
-	}
-	return labels.v[i].label;
 }
 
 /*
@@ -1141,6 +1070,7 @@ struct prom_kept_row {
 	__u32 dev;
 	__u64 cgid;
 	const char *path;	/* the model's, compared by pointer first */
+	char *label;		/* @path as a label value, made at its first line */
 	size_t row;		/* its index in this report's model */
 	__u32 seen;		/* the report that found it */
 	bool first;		/* its cgroup's first row: PROM_CGROUP's samples */
@@ -1205,12 +1135,28 @@ static void kept_devs_clear(struct top_prom_kept *k)
 	k->ndevs = 0;
 }
 
+/* Every row and line dropped, the memory kept. */
+static void kept_reset(struct top_prom_kept *k)
+{
+	size_t q, i;
+
+	for (i = 0; i < k->n; i++)
+		free(k->rows[i].label);
+	for (q = 0; q < PROM_NMETRICS; q++)
+		k->text[q].len = 0;
+	if (k->slots)
+		memset(k->slots, 0, k->nslots * sizeof(*k->slots));
+	k->n = 0;
+	kept_devs_clear(k);
+}
+
 static void kept_free(struct top_prom_kept *k)
 {
 	size_t q;
 
 	if (!k)
 		return;
+	kept_reset(k);
 	for (q = 0; q < PROM_NMETRICS; q++) {
 		free(k->text[q].buf);
 		free(k->lines[q]);
@@ -1221,22 +1167,9 @@ static void kept_free(struct top_prom_kept *k)
 	free(k->slots);
 	for (q = 0; q < PROM_NMETRICS; q++)
 		free(k->changes[q]);
-	kept_devs_clear(k);
 	memset(k, 0, sizeof(*k));
 }
 
-/* Every row and line dropped, the memory kept. */
-static void kept_reset(struct top_prom_kept *k)
-{
-	size_t q;
-
-	for (q = 0; q < PROM_NMETRICS; q++)
-		k->text[q].len = 0;
-	if (k->slots)
-		memset(k->slots, 0, k->nslots * sizeof(*k->slots));
-	k->n = 0;
-	kept_devs_clear(k);
-}
 
 static size_t *kept_slot(struct top_prom_kept *k, __u32 dev, __u64 cgid)
 {
@@ -1303,6 +1236,7 @@ static void kept_append(struct top_prom_kept *k, const struct top_model *m, size
 	r->dev = m->v[i].dev;
 	r->cgid = m->v[i].cgid;
 	r->path = m->v[i].path;
+	r->label = NULL;
 	r->row = i;
 	r->seen = k->report;
 	r->first = false;
@@ -1428,29 +1362,21 @@ static int kept_sync(struct top_prom_kept *k, const struct top_model *m)
  * Row @kr's sample @s of metric @pm, the line whole, at the end of the
  * scratch text.  0 or -ENOMEM.
  */
-static int line_make(struct top_prom_kept *k, const struct top_model *m,
-		     const struct prom_metric *pm, const struct prom_kept_row *kr,
-		     const struct prom_sample *s)
+static int line_make(struct top_prom_kept *k, const struct prom_metric *pm,
+		     struct prom_kept_row *kr, const struct prom_sample *s)
 {
 	struct prom_text *t = &k->scratch;
-	const char *path = label_of(m, kr->path);
-	char *made = path ? NULL : label_make(kr->path);
 	const struct prom_dev *d = NULL;
 	size_t need;
 
-	if (!path && !made)
+	if (!kr->label && !(kr->label = label_make(kr->path)))
 		return -ENOMEM;
-	path = path ?: made;
-	if (pm->kind != PROM_CGROUP && !(d = kept_dev(k, kr->dev))) {
-		free(made);
+	if (pm->kind != PROM_CGROUP && !(d = kept_dev(k, kr->dev)))
 		return -ENOMEM;
-	}
-	need = strlen(pm->name) + strlen(path) + (d ? strlen(d->label) : 0) +
+	need = strlen(pm->name) + strlen(kr->label) + (d ? strlen(d->label) : 0) +
 	       32 + PROM_VALUE_MAX;
-	if (ptext_room(t, need)) {
-		free(made);
+	if (ptext_room(t, need))
 		return -ENOMEM;
-	}
 	ptext_put(t, pm->name, strlen(pm->name));
 	if (pm->kind == PROM_CGROUP) {
 		ptext_put(t, "{cgroup=\"", 9);
@@ -1459,10 +1385,9 @@ static int line_make(struct top_prom_kept *k, const struct top_model *m,
 		ptext_put(t, d->label, strlen(d->label));
 		ptext_put(t, "\",cgroup=\"", 10);
 	}
-	ptext_put(t, path, strlen(path));
+	ptext_put(t, kr->label, strlen(kr->label));
 	ptext_put(t, "\"} ", 3);
 	t->len += prom_value(t->buf + t->len, s);
-	free(made);
 	return 0;
 }
 
@@ -1523,8 +1448,8 @@ static int text_apply(struct top_prom_kept *k, size_t q)
  * Row @j's line of metric @q to be @has's sample @s (or none), when the
  * line shows another: made at the end of the scratch text.  0 or -ENOMEM.
  */
-static int line_change(struct top_prom_kept *k, const struct top_model *m, size_t q,
-		       size_t j, bool has, const struct prom_sample *s)
+static int line_change(struct top_prom_kept *k, size_t q, size_t j, bool has,
+		       const struct prom_sample *s)
 {
 	const struct prom_line *l = &k->lines[q][j];
 	struct prom_change *c;
@@ -1543,7 +1468,7 @@ static int line_change(struct top_prom_kept *k, const struct top_model *m, size_
 	c = &k->changes[q][k->nchanges[q]++];
 	c->row = j;
 	c->off = k->scratch.len;
-	if (has && line_make(k, m, &prom_metrics[q], &k->rows[j], s))
+	if (has && line_make(k, &prom_metrics[q], &k->rows[j], s))
 		return -ENOMEM;
 	c->line = (struct prom_line){ .len = k->scratch.len - c->off, .dbl = dbl, .key = key };
 	return 0;
@@ -1563,7 +1488,7 @@ static int kept_update(struct top_prom_kept *k, const struct top_model *m)
 		if (!k->rows[j].first)
 			has &= ~prom_cgroup_bits;
 		for (q = 0; q < PROM_NMETRICS; q++)
-			if (line_change(k, m, q, j, has >> q & 1, &s[q]))
+			if (line_change(k, q, j, has >> q & 1, &s[q]))
 				return -ENOMEM;
 	}
 	for (q = 0; q < PROM_NMETRICS; q++)

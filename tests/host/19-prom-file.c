@@ -238,6 +238,7 @@ static void test_symlinks(const struct top_report *rep)
 	check(!strcmp(slurp(file), render(rep)), "write: FILE holds the report");
 	check(!strcmp(listing(dir), want), "write: nothing else in the directory: %s", listing(dir));
 	check(p.err == 0 && p.failed == 0, "write: no failure counted (%d, %lu)", p.err, p.failed);
+	top_prom_free(&p);
 }
 
 /* The streak of failed writes: said once, nothing left, the old FILE kept. */
@@ -294,6 +295,7 @@ static void test_failures(struct top_report *rep)
 	check(rc == 0 && !*said, "failures: then quiet (said '%s')", said);
 	mode_t mode = mode_of(file);
 	check(S_ISREG(mode) && (mode & 07777) == 0644, "failures: FILE still 0644 (%o)", mode);
+	top_prom_free(&p);
 }
 
 /* The directory goes away while it runs, and comes back. */
@@ -322,6 +324,7 @@ static void test_dir_gone(struct top_report *rep)
 	check(!strcmp(listing(sub), "iolat.prom"), "dir gone: only the file: %s", listing(sub));
 	unlink(subfile);
 	rmdir(sub);
+	top_prom_free(&p);
 }
 
 static int by_line(const void *a, const void *b)
