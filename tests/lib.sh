@@ -702,6 +702,13 @@ throttle_start() {
 	tight_start iolat0 1000
 }
 
+# top_loose_pinned FILE: the last report of iolat-top -j in FILE shows
+# loose delayed at depth 1.
+top_loose_pinned() {
+	tail -1 "$1" | jqe 'any(.cgroups[];
+		.cgroup == "/iolat-p/loose" and .state == "delayed" and .depth == 1)' >/dev/null
+}
+
 # loose_at_depth1: io.stat says loose is held at depth 1 on iolat0.
 loose_at_depth1() { [ "$(iostat_key iolat-p/loose iolat0 depth)" = 1 ]; }
 

@@ -19,11 +19,7 @@ loose_start iolat0
 tight_start iolat0 1000
 row() { jq -c --arg cg "$1" '.cgroups[] | select(.cgroup == $cg)'; }
 # Wait for the throttled group to be pinned at depth 1 with delay on.
-loose_pinned() {
-	tail -1 /tmp/top.json | jqe 'any(.cgroups[];
-		.cgroup == "/iolat-p/loose" and .state == "delayed" and .depth == 1)' >/dev/null
-}
-wait_for 120 loose_pinned ||
+wait_for 120 top_loose_pinned /tmp/top.json ||
 	{ tail -2 /tmp/top.json; fail "loose never showed depth 1, delayed"; }
 sleep 2
 last=$(tail -1 /tmp/top.json)

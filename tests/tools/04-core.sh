@@ -61,11 +61,7 @@ wait_for 120 both_started ||
 	fail "the tools did not start in 120 s: $(cat /tmp/core-top.err /tmp/core-snoop.err)"
 loose_start iolat0
 tight_start iolat0 1000
-loose_pinned() {
-	tail -1 /tmp/core-top.json | jqe 'any(.cgroups[];
-		.cgroup == "/iolat-p/loose" and .state == "delayed" and .depth == 1)' >/dev/null
-}
-wait_for 180 loose_pinned ||
+wait_for 180 top_loose_pinned /tmp/core-top.json ||
 	{ tail -1 /tmp/core-top.json; fail "iolat-top never showed loose delayed at depth 1"; }
 kill -INT $top $snoop
 wait $top || fail "iolat-top exited $? on SIGINT"
