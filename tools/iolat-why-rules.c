@@ -30,6 +30,7 @@ const char *const why_rule_names[WHY_RULE_NR] = {
 #define FLAP_MIN		5	/* downs and ups each */
 #define FLAP_REVERSALS		6	/* changes of direction */
 #define FLAP_RATE		1.0	/* of them a second: the demo has 2 */
+#define FLAP_SHARE		0.75	/* of the moves after the first */
 #define RECOVERY_SLOW_S		10.0	/* from the last scale-down to depth max */
 #define NOTHING_MISSED_PCT	50
 #define FLOOR_NOOPS		3	/* scale-downs that changed nothing */
@@ -624,10 +625,17 @@ next:
 	if (downs < FLAP_MIN || ups < FLAP_MIN || reversals < FLAP_REVERSALS)
 		return 0;
 	/*
-	 * iolat-top's counts give a lower bound of the reversals: there, it
-	 * flaps when most intervals that moved the cookie moved it both ways.
+	 * Flapping is each move undoing the one before.  A miss after a few
+	 * steps up is the controller probing, a sawtooth: one step down, two
+	 * or more up, as often as a flap (scenario 2 at 1.1 reversals a
+	 * second, a quarter to three fifths of its moves reversing; scenario
+	 * 7's flapping 84%).  iolat-top's counts give a lower bound of the
+	 * reversals: there, it flaps when most intervals that moved the
+	 * cookie moved it both ways.
 	 */
-	if (events ? reversals < FLAP_RATE * (last - first) : mixed * 4 < moving * 3)
+	if (events ? reversals < FLAP_RATE * (last - first) ||
+		     reversals < FLAP_SHARE * (downs + ups - 1) :
+		     mixed * 4 < moving * 3)
 		return 0;
 	culprit_text(m, &t, p, &culprit);
 	sb_printf(&t.summary, "the scaling of %s's children on %s flaps: %llu scale-downs and "
@@ -635,8 +643,9 @@ next:
 		  p->name, p->device, downs, ups, last - first, events ? "" : "at least ",
 		  reversals, culprit);
 	if (events)
-		sb_printf(&t.evidence, "%.2f changes of direction a second",
-			  last > first ? reversals / (last - first) : (double)reversals);
+		sb_printf(&t.evidence, "%.2f changes of direction a second, %.0f%% of the moves",
+			  last > first ? reversals / (last - first) : (double)reversals,
+			  100.0 * reversals / (downs + ups - 1));
 	else
 		sb_printf(&t.evidence, "%llu of the %llu intervals that moved the cookie moved "
 			  "it both ways", mixed, moving);

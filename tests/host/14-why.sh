@@ -99,6 +99,8 @@ case_is floor top unreachable_target slow_recovery
 case_is flapping both flapping
 case_is flapping snoop flapping
 case_is flapping top flapping
+# One step down, two up, more than once a second: not flapping.
+case_is sawtooth snoop
 case_is recovery both slow_recovery
 case_is recovery snoop slow_recovery
 case_is tail both ten_percent_rule

@@ -539,6 +539,35 @@ flapping() {
 	done
 }
 
+# sawtooth: scenario 2's contention at the edge of tight's target, as
+# iolat-snoop records it (3000us, 16 requests).  A miss takes loose down
+# a step; tight meets its target in the windows after, each 500 ms raises
+# the cookie one step, and it misses again after two: down, up, up, down.
+# More than one change of direction a second, but most moves follow one
+# the same way: the controller probing, not flapping.  20 s.
+sawtooth() {
+	local i ms sec cookie=1000000 dl=max prev act
+	snoop_file sawtooth
+	target 0.2 /iolat-w/tight 1301 0 3000 user
+	for ((i = 15; i < 215; i++)); do
+		tick $i
+		case $((i % 15)) in
+		0) act=down ;;
+		5|10) act=up ;;
+		*) act=hold ;;
+		esac
+		if [ $act = down ]; then
+			window_scale down 16 /iolat-w 1300 /iolat-w/tight 1301 3000 500
+			follow down /iolat-w/loose 1302 dl 16
+			window "$sec" /iolat-w/tight 1301 false false 3000 12 4 down $cookie 3000
+		else
+			[ $act = up ] && window_scale up 16 /iolat-w 1300 /iolat-w/tight 1301 3000 500 &&
+				follow up /iolat-w/loose 1302 dl 16
+			window "$sec" /iolat-w/tight 1301 true true 3000 12 0 $act $cookie 3000
+		fi
+	done
+}
+
 # recovery: scenario 2.  /iolat-w/tight (3000us) reads for 8 s beside
 # /iolat-w/loose and stops; the parent forgets it 5 s after the last
 # scale event, then the timer raises the cookie a step a second, and
@@ -846,6 +875,7 @@ unreachable
 swap
 floor_case
 flapping
+sawtooth
 recovery
 tail_case
 protected protected 25 "2 0 3 2 2 3 0 2 3 2 3"
