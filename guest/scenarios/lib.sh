@@ -145,14 +145,22 @@ wait_reads() {
 # now: the wall clock, as iolat-top's "time".
 now() { date +%s.%N; }
 
-# iops_of CGROUP DEV SECONDS: its IOPS over the next SECONDS, from io.stat.
+# iops_of CGROUP DEV SECONDS: its IOPS over about the next SECONDS, from
+# io.stat, divided by the time that really passed: under TCG with a
+# busy guest, sleep 4 has taken 6.5 to 9 s.
 iops_of() {
-	local r0 w0 r1 w1
-	r0=$(iostat_key "$1" "$2" rios); w0=$(iostat_key "$1" "$2" wios)
+	local r0 w0 r1 w1 t0 t1
+	r0=$(iostat_key "$1" "$2" rios); w0=$(iostat_key "$1" "$2" wios); t0=$(now)
 	sleep "$3"
-	r1=$(iostat_key "$1" "$2" rios); w1=$(iostat_key "$1" "$2" wios)
-	echo $(( (${r1:-0} + ${w1:-0} - ${r0:-0} - ${w0:-0}) / $3 ))
+	r1=$(iostat_key "$1" "$2" rios); w1=$(iostat_key "$1" "$2" wios); t1=$(now)
+	awk -v n=$(( ${r1:-0} + ${w1:-0} - ${r0:-0} - ${w0:-0} )) -v t0="$t0" -v t1="$t1" \
+		'BEGIN { printf "%d\n", n / (t1 - t0) }'
 }
+
+# procs_at_least CGROUP N: CGROUP has N processes or more.  A job of 32
+# fio processes takes seconds to start under TCG; a rate measured before
+# they all run is a fraction of the steady one.
+procs_at_least() { [ "$(grep -c . "$CG/$1/cgroup.procs")" -ge "$2" ]; }
 
 # vmstat_key KEY: KEY's value in /proc/vmstat (pswpout: pages swapped out);
 # fails when the kernel does not count it (CONFIG_VM_EVENT_COUNTERS=n).

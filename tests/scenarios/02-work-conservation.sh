@@ -1,6 +1,6 @@
 # Scenario 2, short: loose is throttled while tight reads, its depth is
 # max again once tight is idle, within the wait, and its IOPS come back
-# above the throttled rate.
+# to near its rate alone.
 . "$IOLAT_REPO/guest/scenarios/lib.sh"
 need_tools
 run_scenario 2-work-conservation 10 IOLAT_AFTER_SECS=5 IOLAT_RECOVER_SECS=90
@@ -11,14 +11,15 @@ grep -q '^depth max again [0-9]* s after tight stopped' "$SCEN_OUT" ||
 	fail "loose's depth did not come back to max"
 [ "$(rec_rows /iolat-w/loose | jq -rs 'last.depth')" = max ] ||
 	fail "loose's last depth is not max"
-# Recovered: a quarter above its throttled rate at least (measured:
-# 1.65 and 1.81 times), where no recovery stays at it.  Its rate alone
-# is printed beside, not compared: io.stat's 4 s before contention and
-# the recording's seconds after it were 0.69 to 1.14 of each other.
+# Recovered: back to 0.8 of its rate alone at least, both from io.stat
+# over seconds of the same load, divided by the time that passed.  With
+# tight reading, loose read 0.54-0.64 of alone (recordings; 2,172 at
+# depth 5 against 5,425 alone); back at max depth 0.97.
 alone=$(summary_col alone 2) during=$(summary_col contention 2) after=$(summary_col after 2)
 note "loose IOPS: $alone alone, $during during contention, $after after"
-[ "${after:-0}" -gt 0 ] && [ $((after * 4)) -ge $((during * 5)) ] ||
-	fail "loose's IOPS after ($after) not a quarter above its throttled rate ($during)"
+[ "${alone:-0}" -gt 0 ] || fail "no IOPS of loose alone"
+[ "${after:-0}" -gt 0 ] && [ $((after * 10)) -ge $((alone * 8)) ] ||
+	fail "loose's IOPS after ($after) under 0.8 of its rate alone ($alone)"
 
 # The healthy protected run: while tight read, the controller did its
 # work (tight the culprit, loose throttled and released, tight missing now
