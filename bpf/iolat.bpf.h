@@ -51,7 +51,8 @@ static __always_inline void count_lost(void)
  * tests/host/17-core-reads fails when a program reads a field it does not.
  * The state reader without the events (iolat-state.bpf.c, not yet used
  * by a tool, so not in that table) reads io.latency's private structs,
- * below with the depth's flavoured struct.
+ * below with the depth's flavoured struct; tests/host/24-state checks
+ * those reads against 6.1's BTF and the sources of 6.1 and 6.12.
  */
 
 /* The kernel dev_t of @disk, 0 for none. */
