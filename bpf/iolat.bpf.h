@@ -49,6 +49,10 @@ static __always_inline void count_lost(void)
  * only offsets differ between the two.
  * README.md's "Supported kernels" lists the reads, and
  * tests/host/17-core-reads fails when a program reads a field it does not.
+ * The state reader without the events (iolat-state.bpf.c, not yet used
+ * by a tool, so not in that table) reads io.latency's private structs,
+ * below with the depth's flavoured struct; tests/host/24-state checks
+ * those reads against 6.1's BTF and the sources of 6.1 and 6.12.
  */
 
 /* The kernel dev_t of @disk, 0 for none. */
@@ -275,6 +279,204 @@ static __always_inline int blkg_view_read(struct blkcg_gq *blkg, struct blkg_vie
 static __always_inline __u32 queue_dev(struct request_queue *q)
 {
 	return disk_dev(BPF_CORE_READ(q, disk));
+}
+
+/*
+ * io.latency's private state, for the state reader without the events
+ * (iolat-state.bpf.c).  struct iolatency_grp and struct
+ * child_latency_info are block/blk-iolatency.c's own, in the kernel's
+ * BTF (pahole encodes a .c file's structs too) and so in vmlinux.h;
+ * nothing pins them for the walk, so they are probe reads, one span per
+ * struct (as blkg_view_read()), and the fields are taken from the copy
+ * at their relocated offsets.
+ *
+ * The group's queue depth was rq_depth.max_depth in 6.1 and is a plain
+ * unsigned int max_depth since 6.2 (6.12 has it): the flavour below is
+ * the newer one, and bpf_core_field_exists() picks what the running
+ * kernel has.  The rest of what is read has the same names and types in
+ * 6.1.192 and 6.12.118; the guest's 6.1 BTF, from the patched tree, also
+ * has the series' child_latency_info.scale_grp_id, which a kernel
+ * without the series does not, and which is not read.
+ */
+struct iolatency_grp___new {
+	unsigned int max_depth;
+} __attribute__((preserve_access_index));
+
+/*
+ * Copy @field of @type, from @buf (a copy of @len bytes of the kernel's
+ * struct), into @dst; nonzero, and nothing copied, when the kernel's
+ * field is not inside the copy or not the size of @dst.  Offset, size
+ * and length are constants once relocated, so the verifier keeps only
+ * the branch that applies, and a kernel's field is aligned to its type:
+ * a plain load.
+ */
+#define core_copy(dst, buf, len, type, field)					\
+({										\
+	__u32 ___off = bpf_core_field_offset(type, field);			\
+	__u32 ___size = bpf_core_field_size(type, field);			\
+	int ___bad = ___size != sizeof(dst) || ___off + sizeof(dst) > (len);	\
+										\
+	if (!___bad)								\
+		(dst) = *(typeof(dst) *)((buf) + ___off);			\
+	___bad;									\
+})
+
+/*
+ * blkcg_policy_iolatency.plid, read at @policy (its address, from
+ * kallsyms): -1 when it cannot be read or struct blkcg_policy's plid is
+ * not an int, the policy's slot in blkg->pd[] otherwise.
+ */
+static __always_inline int policy_plid(__u64 policy)
+{
+	__u32 off = bpf_core_field_offset(struct blkcg_policy, plid);
+	int plid;
+
+	if (bpf_core_field_size(struct blkcg_policy, plid) != sizeof(plid))
+		return -1;
+	if (bpf_probe_read_kernel(&plid, sizeof(plid), (void *)(policy + off)))
+		return -1;
+	return plid;
+}
+
+/* The slots of blkg->pd[] (BLKCG_MAX_POLS), and of blkcg_policy[]. */
+static __always_inline __u32 blkg_pd_slots(void)
+{
+	return bpf_core_field_size(struct blkcg_gq, pd) / sizeof(void *);
+}
+
+/* What the state walk reads of a blkg. */
+struct blkg_state_view {
+	struct blkcg_gq *next;
+	struct request_queue *q;
+	void *pd;			/* pd[plid]: its io.latency group's pd, or NULL */
+	__u64 delay_ns;
+	__s32 use_delay;
+	__u8 online;
+};
+
+/* A copy of blkcg_gq's first bytes, to the end of delay_nsec (304 in both). */
+#define BLKG_STATE_SPAN 384
+
+static __always_inline __u32 max_u32(__u32 a, __u32 b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * One probe read of @blkg into @buf (BLKG_STATE_SPAN bytes, a map
+ * value: too much for the stack beside the rest), then the fields.
+ * 0, -1 when @blkg cannot be read, 1 for a layout this walk does not
+ * know (fields beyond the span, or of other sizes).
+ */
+static __always_inline int blkg_state_read(struct blkcg_gq *blkg, __u32 plid, __u8 *buf,
+					   struct blkg_state_view *v)
+{
+	__u32 pd = bpf_core_field_offset(struct blkcg_gq, pd);
+	__u32 span;
+	int bad;
+
+	span = bpf_core_field_offset(struct blkcg_gq, delay_nsec) +
+	       bpf_core_field_size(struct blkcg_gq, delay_nsec);
+	span = max_u32(span, pd + bpf_core_field_size(struct blkcg_gq, pd));
+	span = max_u32(span, bpf_core_field_offset(struct blkcg_gq, use_delay) +
+			     bpf_core_field_size(struct blkcg_gq, use_delay));
+	if (span > BLKG_STATE_SPAN || plid >= blkg_pd_slots())
+		return 1;
+	if (bpf_probe_read_kernel(buf, span, blkg))
+		return -1;
+	bad = core_copy(v->q, buf, span, struct blkcg_gq, q);
+	bad |= core_copy(v->next, buf, span, struct blkcg_gq, blkcg_node.next);
+	bad |= core_copy(v->online, buf, span, struct blkcg_gq, online);
+	bad |= core_copy(v->use_delay, buf, span, struct blkcg_gq, use_delay.counter);
+	bad |= core_copy(v->delay_ns, buf, span, struct blkcg_gq, delay_nsec.counter);
+	if (bad)
+		return 1;
+	/* plid < the slots, and the slots inside the span: in bounds. */
+	v->pd = *(void **)(buf + pd + plid * sizeof(void *));
+	v->next = blkg_of_node((struct hlist_node *)v->next);
+	return 0;
+}
+
+/* A copy of struct iolatency_grp: 256 bytes in 6.1. */
+#define GRP_STATE_SPAN 384
+
+/*
+ * The io.latency group whose pd is @pd, into @s (its fields but the
+ * ids, dev, the blkg's, and the culprit's verdict; IOLAT_STATE_ONLINE
+ * for the pd's online alone, the blkg's is the caller's), its address in
+ * *@grp and its children's scale_grp in *@scale_grp; @buf as for
+ * blkg_state_read(), and the same return values.  scale_grp is only
+ * copied, never followed: nothing pins what it points to (a group gone
+ * since, on a kernel without the series' fix of it, patch 4).
+ */
+static __always_inline int grp_state_read(void *pd, __u8 *buf, struct iolat_state *s,
+					  __u64 *grp, __u64 *scale_grp)
+{
+	__u32 len = bpf_core_type_size(struct iolatency_grp);
+	__u64 cur_total = 0, cur_missed = 0, cur_mean = 0;
+	__u32 cur_nr = 0;
+	__u8 ssd = 0, online = 0;
+	void *addr;
+	int bad;
+
+	if (len > GRP_STATE_SPAN)
+		return 1;
+	/* container_of(pd, struct iolatency_grp, pd) */
+	addr = (char *)pd - bpf_core_field_offset(struct iolatency_grp, pd);
+	if (bpf_probe_read_kernel(buf, len, addr))
+		return -1;
+	*grp = (__u64)addr;
+	if (bpf_core_field_exists(struct iolatency_grp___new, max_depth))
+		bad = core_copy(s->depth, buf, len, struct iolatency_grp___new, max_depth);
+	else
+		bad = core_copy(s->depth, buf, len, struct iolatency_grp, rq_depth.max_depth);
+	bad |= core_copy(online, buf, len, struct iolatency_grp, pd.online);
+	bad |= core_copy(s->inflight, buf, len, struct iolatency_grp, rq_wait.inflight.counter);
+	bad |= core_copy(s->window_start_ns, buf, len, struct iolatency_grp, window_start.counter);
+	bad |= core_copy(s->cookie, buf, len, struct iolatency_grp, scale_cookie.counter);
+	bad |= core_copy(s->target_ns, buf, len, struct iolatency_grp, min_lat_nsec);
+	bad |= core_copy(s->win_ns, buf, len, struct iolatency_grp, cur_win_nsec);
+	bad |= core_copy(s->lat_avg_ns, buf, len, struct iolatency_grp, lat_avg);
+	bad |= core_copy(s->nr_samples, buf, len, struct iolatency_grp, nr_samples);
+	bad |= core_copy(ssd, buf, len, struct iolatency_grp, ssd);
+	/* cur_stat: missed/total when ssd, else blk_rq_stat; a union */
+	bad |= core_copy(cur_total, buf, len, struct iolatency_grp, cur_stat.ps.total);
+	bad |= core_copy(cur_missed, buf, len, struct iolatency_grp, cur_stat.ps.missed);
+	bad |= core_copy(cur_mean, buf, len, struct iolatency_grp, cur_stat.rqs.mean);
+	bad |= core_copy(cur_nr, buf, len, struct iolatency_grp, cur_stat.rqs.nr_samples);
+	bad |= core_copy(s->children.last_scale_event_ns, buf, len, struct iolatency_grp,
+			 child_lat.last_scale_event);
+	bad |= core_copy(s->children.scale_lat_ns, buf, len, struct iolatency_grp,
+			 child_lat.scale_lat);
+	bad |= core_copy(s->children.nr_samples, buf, len, struct iolatency_grp,
+			 child_lat.nr_samples);
+	bad |= core_copy(s->children.cookie, buf, len, struct iolatency_grp,
+			 child_lat.scale_cookie.counter);
+	bad |= core_copy(*scale_grp, buf, len, struct iolatency_grp, child_lat.scale_grp);
+	if (bad)
+		return 1;
+	if (ssd) {
+		s->cur_samples = cur_total;
+		s->cur_missed = cur_missed;
+		s->cur_mean_ns = 0;
+	} else {
+		s->cur_samples = cur_nr;
+		s->cur_missed = 0;
+		s->cur_mean_ns = cur_mean;
+	}
+	s->flags = (ssd ? IOLAT_STATE_SSD : 0) | (online ? IOLAT_STATE_ONLINE : 0) |
+		   (*scale_grp ? IOLAT_STATE_CULPRIT : 0);
+	s->children.culprit_id = 0;
+	s->children.pad = 0;
+	return 0;
+}
+
+/* The id of the iterator's @cgrp's parent, 0 for the hierarchy's root. */
+static __always_inline __u64 iter_cgroup_parent_id(struct cgroup *cgrp)
+{
+	struct cgroup_subsys_state *parent = cgrp->self.parent;
+
+	return parent ? parent->cgroup->kn->id : 0;
 }
 
 /*

@@ -328,4 +328,108 @@ struct iolat_iostat_end {
 	__u32 bad_layout;		/* a blkcg_gq the program cannot read: no records */
 };
 
+/*
+ * io.latency's own state, read through the kernel's BTF where it has no
+ * tracepoints (iolat-state.bpf.c): a sleepable cgroup iterator, as
+ * iolat-iostat's, writes a record per blkg that has an io.latency group
+ * (blkg->pd[blkcg_policy_iolatency.plid] set: every blkg of a device
+ * once a target was set on it) into an array the front-end maps, and a
+ * struct iolat_state_end to the iterator's file.  A sample, not events:
+ * what changed and changed back between two walks is not in it.
+ */
+#define IOLAT_STATE_MAX		32768	/* records a walk can hold: 5.3 MiB */
+#define IOLAT_STATE_BLKGS	64	/* blkgs (devices) looked at per cgroup */
+#define IOLAT_STATE_MAGIC	0x696f6c32U	/* "iol2": the end record */
+
+/* struct iolat_state's flags. */
+#define IOLAT_STATE_SSD		(1U << 0)	/* iolat->ssd: cur_stat is missed/total */
+#define IOLAT_STATE_ONLINE	(1U << 1)	/* blkg->online and pd->online */
+/* Its children's scale_grp is set: the parent names a culprit. */
+#define IOLAT_STATE_CULPRIT	(1U << 2)
+/*
+ * ... which no live group below it on its device in the same walk is:
+ * freed, or a group that went offline (the front-end's verdict).
+ */
+#define IOLAT_STATE_CULPRIT_STALE	(1U << 3)
+/* ... and the walk dropped records, so which it is cannot be told. */
+#define IOLAT_STATE_CULPRIT_UNKNOWN	(1U << 4)
+
+/*
+ * A group's struct child_latency_info: the scaling of its children, the
+ * cookie they follow and the culprit it was moved for.
+ */
+struct iolat_state_children {
+	__u64 last_scale_event_ns;	/* ktime_get_ns() of the last move; 0: none */
+	__u64 scale_lat_ns;		/* the culprit's target; 0: none */
+	__u64 nr_samples;		/* the children's, at the last summation */
+	__u64 culprit_id;		/* scale_grp's cgroup id; 0: none, stale or unknown */
+	__u32 cookie;			/* scale_cookie; 1000000 when not scaled */
+	__u32 pad;
+};
+
+/*
+ * One io.latency group (a blkg's struct iolatency_grp), as a walk read
+ * it.  Times are ktime_get_ns() (CLOCK_MONOTONIC), as bpf_ktime_get_ns();
+ * cur_* are the accumulated statistic (cur_stat) of the window that did
+ * not yet decide: missed/total when ssd, the mean when rotational.
+ */
+struct iolat_state {
+	__u64 cgroup_id;
+	__u64 parent_id;		/* the parent cgroup's id; 0 for the root */
+	__u64 target_ns;		/* min_lat_nsec; 0: no target */
+	__u64 win_ns;			/* cur_win_nsec */
+	__u64 window_start_ns;
+	__u64 lat_avg_ns;		/* the running average (rotational) */
+	__u64 nr_samples;		/* its bios at the last summation */
+	__u64 cur_samples;
+	__u64 cur_missed;		/* ssd only */
+	__u64 cur_mean_ns;		/* rotational only */
+	__u64 delay_ns;			/* blkg->delay_nsec: induced delay pending */
+	__u32 dev;			/* the disk's kernel dev_t */
+	__u32 flags;			/* IOLAT_STATE_* */
+	__u32 depth;			/* max_depth; IOLAT_DEPTH_MAX when unlimited */
+	__u32 inflight;			/* rq_wait.inflight */
+	__u32 cookie;			/* scale_cookie: the parent's it last followed */
+	__s32 use_delay;		/* blkg->use_delay */
+	struct iolat_state_children children;
+};
+
+/*
+ * What the array holds: the record, and the two addresses the front-end
+ * tells the culprit by (this group's struct iolatency_grp and its
+ * child_lat.scale_grp), which it does not pass on.
+ */
+struct iolat_state_rec {
+	struct iolat_state s;
+	__u64 grp;
+	__u64 scale_grp;
+};
+
+/* struct iolat_state_end's layout: the struct the walk could not read. */
+#define IOLAT_STATE_LAYOUT_POLICY	(1U << 0)	/* struct blkcg_policy */
+#define IOLAT_STATE_LAYOUT_BLKG		(1U << 1)	/* struct blkcg_gq */
+#define IOLAT_STATE_LAYOUT_GRP		(1U << 2)	/* struct iolatency_grp */
+
+/* What the walk found of blkcg_policy_iolatency, once at its start. */
+enum iolat_state_policy {
+	IOLAT_POLICY_UNCHECKED,		/* no cgroup visited */
+	IOLAT_POLICY_OK,		/* plid read, blkcg_policy[plid] is it */
+	IOLAT_POLICY_UNREADABLE,	/* its plid, or blkcg_policy[plid], not readable */
+	IOLAT_POLICY_BAD_PLID,		/* plid not a policy slot */
+	IOLAT_POLICY_NOT_REGISTERED,	/* blkcg_policy[plid] is another policy */
+};
+
+/* The walk's last word, the only thing read() gives. */
+struct iolat_state_end {
+	__u32 magic;			/* IOLAT_STATE_MAGIC */
+	__u32 nrecs;			/* records in the array, from 0 */
+	__u32 dropped;			/* groups left out (array full, lists cut) */
+	__s32 top_level;		/* the walk's first cgroup's level; -1: none */
+	__u32 visited;			/* cgroups the program saw */
+	__u32 layout;			/* IOLAT_STATE_LAYOUT_*: no records when set */
+	__u32 policy;			/* enum iolat_state_policy */
+	__s32 plid;			/* blkcg_policy_iolatency.plid; -1 unread */
+	__u64 now_ns;			/* bpf_ktime_get_ns() at the walk's end */
+};
+
 #endif /* __IOLAT_H */

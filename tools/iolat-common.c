@@ -141,6 +141,11 @@ void iolat_kallsyms_set(const char *path)
 	kallsyms = path ?: "/proc/kallsyms";
 }
 
+const char *iolat_kallsyms_path(void)
+{
+	return kallsyms;
+}
+
 int iolat_fns_check(const struct btf *btf, struct iolat_fns *fns)
 {
 	bool listed[IOLAT_FN_NR] = {};

@@ -82,6 +82,8 @@ struct iolat_fns {
 };
 /* Use @path for /proc/kallsyms (tests; NULL: back to it). */
 void iolat_kallsyms_set(const char *path);
+/* The file read for /proc/kallsyms. */
+const char *iolat_kallsyms_path(void);
 /*
  * Which functions @btf has as FUNC and kallsyms lists: why[] says why
  * not for the others, "" for these (attached[] is the loader's).

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * io.latency's own state on a kernel without the iolatency events: the
+ * cgroup iterator of bpf/iolat-state.bpf.c, which reads every group's
+ * struct iolatency_grp through the kernel's BTF, loaded and attached to
+ * the cgroup2 mount, run once a sample.  A sample is three system calls
+ * whatever the number of groups (bpf_iter_create(), one read() of its
+ * end record, close()); the records come through an array mapped once.
+ *
+ * What it gives is a sample: a state that came and went between two
+ * samples is not in it, and nothing in it is an event.
+ */
+#ifndef __IOLAT_STATE_H
+#define __IOLAT_STATE_H
+
+#include <stddef.h>
+#include <linux/types.h>
+#include "iolat.h"
+
+struct btf;
+struct iolat_state_reader;
+
+/* The kernel's addresses the walk needs, from /proc/kallsyms. */
+struct iolat_state_syms {
+	__u64 policy;			/* blkcg_policy_iolatency */
+	__u64 policy_table;		/* blkcg_policy[] */
+};
+
+/*
+ * Whether the kernel whose BTF is @btf (NULL: it has none) and whose
+ * symbols iolat_kallsyms_set()'s file lists can be read: 0 and @syms
+ * filled, or -errno and why in @why: no BTF, io.latency not built (no
+ * struct iolatency_grp in the BTF and no blkcg_policy_iolatency in
+ * kallsyms), one without the other, kallsyms unreadable, hiding
+ * addresses or without data symbols, no cgroup iterator.
+ */
+int iolat_state_check(const struct btf *btf, struct iolat_state_syms *syms,
+		      char *why, size_t len);
+
+/*
+ * Check the running kernel, load the iterator and attach it to the
+ * cgroup2 mount (iolat_cgroup_root()), keeping only @dev's groups (0:
+ * every device), then walk once to see that the policy is registered
+ * and its structs readable.  NULL when it cannot, and why in @why;
+ * libbpf's own messages only with -v.
+ */
+struct iolat_state_reader *iolat_state_open(__u32 dev, char *why, size_t len);
+
+/* What one sample gave besides the records. */
+struct iolat_state_walk {
+	size_t count;			/* records in the caller's buffer */
+	/*
+	 * Groups left out: the walk's array full, a cgroup with more
+	 * blkgs than IOLAT_STATE_BLKGS, a list or group freed while the
+	 * walk was on it, or no room left in the caller's buffer.
+	 */
+	size_t dropped;
+	__u64 now_ns;			/* the walk's end, bpf_ktime_get_ns() */
+	__s32 plid;			/* blkcg_policy_iolatency.plid */
+};
+
+/*
+ * One walk: its records into @buf (at most @cap, in walk order: a
+ * parent before its children), each parent's culprit told (see
+ * iolat_state_resolve()), and @walk.  0, or -errno when there is no
+ * sample this time: -EPROTO for a short or foreign end record, -ENODEV
+ * when the walk found the policy not registered or a struct it cannot
+ * read (what iolat_state_open()'s first walk refuses with the reason,
+ * so not seen after it on the same kernel), or what bpf_iter_create()
+ * or read() said.
+ */
+int iolat_state_sample(struct iolat_state_reader *r, struct iolat_state *buf, size_t cap,
+		       struct iolat_state_walk *walk);
+
+void iolat_state_close(struct iolat_state_reader *r);
+
+/*
+ * The first min(@n, @cap) of the walk's @n records into @out, each
+ * parent's culprit told from all @n: where a group names one
+ * (IOLAT_STATE_CULPRIT), its cgroup id in children.culprit_id when a
+ * live (IOLAT_STATE_ONLINE) group of the walk on the same device, whose
+ * parent it is, has that struct iolatency_grp address; otherwise
+ * IOLAT_STATE_CULPRIT_STALE, or, when the walk dropped groups
+ * (@dropped), IOLAT_STATE_CULPRIT_UNKNOWN.  The address is compared,
+ * never followed.  0, or -ENOMEM.
+ */
+int iolat_state_resolve(const struct iolat_state_rec *recs, size_t n, size_t dropped,
+			struct iolat_state *out, size_t cap);
+
+#endif /* __IOLAT_STATE_H */
