@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "iolat.h"
 #include "iolat-cgroup.h"
 #include "iolat-common.h"
@@ -52,6 +53,36 @@ const char *iolat_cgroup_root(void)
 		snprintf(cg_root, sizeof(cg_root), "%s",
 			 iolat_cgroup2_mount() ?: "/sys/fs/cgroup");
 	return cg_root;
+}
+
+struct bpf_link *iolat_cgroup_iter_attach(struct bpf_program *prog, char *why, size_t len)
+{
+	union bpf_iter_link_info linfo = {};
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo,
+		    .link_info_len = sizeof(linfo));
+	struct bpf_link *link;
+	int cgfd, fd, err;
+
+	cgfd = open(iolat_cgroup_root(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* A cgroup_fd of 0 means none to the kernel: the whole hierarchy. */
+	if (cgfd == 0) {
+		fd = fcntl(cgfd, F_DUPFD_CLOEXEC, 3);
+		close(cgfd);
+		cgfd = fd;
+	}
+	if (cgfd < 0) {
+		snprintf(why, len, "cannot open %s: %s", iolat_cgroup_root(), strerror(errno));
+		return NULL;
+	}
+	linfo.cgroup.cgroup_fd = cgfd;
+	linfo.cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
+	link = bpf_program__attach_iter(prog, &opts);
+	err = link ? 0 : -errno;
+	close(cgfd);	/* the link holds the cgroup */
+	if (err)
+		snprintf(why, len, "cannot attach it to %s: %s", iolat_cgroup_root(),
+			 strerror(-err));
+	return link;
 }
 
 /* include/linux/proc_ns.h: the initial cgroup namespace's inode */

@@ -105,6 +105,14 @@ const char *iolat_cgroup2_mount(void);
 int iolat_cgroupns(void);
 /* Use @root instead of the cgroup2 mount (tests: a fake tree). */
 void iolat_cgroup_root_set(const char *root);
+struct bpf_program;
+struct bpf_link;
+/*
+ * Attach @prog, a cgroup iterator, to the whole hierarchy under
+ * iolat_cgroup_root(), parents before children: its link, or NULL and
+ * why in @why.
+ */
+struct bpf_link *iolat_cgroup_iter_attach(struct bpf_program *prog, char *why, size_t len);
 /* Walk the whole tree (keeps the pending and unknown ids). */
 int iolat_cgroups_scan(struct iolat_cgroups *cgs);
 /*

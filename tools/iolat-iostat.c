@@ -13,6 +13,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "iolat.h"
+#include "iolat-cgroup.h"
 #include "iolat-common.h"
 #include "iolat-iostat.h"
 #include "iolat-iostat.skel.h"
@@ -146,13 +147,9 @@ void iolat_iostat_iter_stop(struct iolat_iostat_iter *it)
 
 struct iolat_iostat_iter *iolat_iostat_iter_start(__u32 dev, char *why, size_t len)
 {
-	union bpf_iter_link_info linfo = {};
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo,
-		    .link_info_len = sizeof(linfo));
 	libbpf_print_fn_t old;
 	struct iolat_iostat_iter *it;
-	int err, cgfd, fd;
-	long page = sysconf(_SC_PAGESIZE);
+	int err;
 
 	it = calloc(1, sizeof(*it));
 	if (!it) {
@@ -172,35 +169,13 @@ struct iolat_iostat_iter *iolat_iostat_iter_start(__u32 dev, char *why, size_t l
 			 "cannot open its BPF object", strerror(-err));
 		goto fail;
 	}
-	cgfd = open(iolat_cgroup_root(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	/* A cgroup_fd of 0 means none to the kernel: the whole hierarchy. */
-	if (cgfd == 0) {
-		fd = fcntl(cgfd, F_DUPFD_CLOEXEC, 3);
-		close(cgfd);
-		cgfd = fd;
-	}
-	if (cgfd < 0) {
-		snprintf(why, len, "cannot open %s: %s", iolat_cgroup_root(), strerror(errno));
+	it->obj->links.iostat = iolat_cgroup_iter_attach(it->obj->progs.iostat, why, len);
+	if (!it->obj->links.iostat)
 		goto fail;
-	}
-	linfo.cgroup.cgroup_fd = cgfd;
-	linfo.cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
-	it->obj->links.iostat = bpf_program__attach_iter(it->obj->progs.iostat, &opts);
-	err = it->obj->links.iostat ? 0 : -errno;
-	close(cgfd);	/* the link holds the cgroup */
-	if (err) {
-		it->obj->links.iostat = NULL;
-		snprintf(why, len, "cannot attach it to %s: %s", iolat_cgroup_root(),
-			 strerror(-err));
-		goto fail;
-	}
 	it->link_fd = bpf_link__fd(it->obj->links.iostat);
-	it->recs_len = (sizeof(struct iolat_iostat_rec) * IOLAT_IOSTAT_MAX + page - 1) /
-		page * page;
-	it->recs = mmap(NULL, it->recs_len, PROT_READ, MAP_SHARED,
-			bpf_map__fd(it->obj->maps.records), 0);
-	if (it->recs == MAP_FAILED) {
-		it->recs = NULL;
+	it->recs = iolat_map_mmap(it->obj->maps.records,
+				  sizeof(struct iolat_iostat_rec) * IOLAT_IOSTAT_MAX, &it->recs_len);
+	if (!it->recs) {
 		snprintf(why, len, "cannot map its records: %s", strerror(errno));
 		goto fail;
 	}

@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "iolat-map.h"
 
 static int bpf_lookup_batch(void *ctx, void *in, void *out, void *keys,
@@ -249,4 +252,14 @@ int iolat_map_delete(struct iolat_map *m, const void *keys, size_t n)
 			ret = err;
 	}
 	return ret;
+}
+
+const void *iolat_map_mmap(const struct bpf_map *map, size_t size, size_t *len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	*len = (size + page - 1) / page * page;
+	p = mmap(NULL, *len, PROT_READ, MAP_SHARED, bpf_map__fd(map), 0);
+	return p == MAP_FAILED ? NULL : p;
 }

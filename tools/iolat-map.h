@@ -75,6 +75,13 @@ int iolat_map_read(struct iolat_map *m, bool del);
  */
 int iolat_map_delete(struct iolat_map *m, const void *keys, size_t n);
 void iolat_map_free(struct iolat_map *m);
+struct bpf_map;
+/*
+ * @map's first @size bytes (an array made with BPF_F_MMAPABLE) mapped
+ * read-only, in whole pages (their length in *@len); NULL and errno set
+ * when it cannot be.
+ */
+const void *iolat_map_mmap(const struct bpf_map *map, size_t size, size_t *len);
 
 /* The kernel's ENOTSUPP (include/linux/errno.h), which user space lacks. */
 #define IOLAT_ENOTSUPP 524

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "iolat.h"
 #include "iolat-cgroup.h"
+#include "iolat-map.h"
 #include "iolat-common.h"
 #include "iolat-state.h"
 #include "iolat-state.skel.h"
@@ -226,16 +227,12 @@ static int end_why(const struct iolat_state_end *e, const struct iolat_state_sym
 
 struct iolat_state_reader *iolat_state_open(__u32 dev, char *why, size_t len)
 {
-	union bpf_iter_link_info linfo = {};
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo,
-		    .link_info_len = sizeof(linfo));
-	long page = sysconf(_SC_PAGESIZE);
 	struct iolat_state_reader *r;
 	struct iolat_state_syms syms;
 	struct iolat_state_end end;
 	libbpf_print_fn_t old;
 	struct btf *btf = NULL;
-	int err, cgfd, fd;
+	int err;
 
 	if (!access("/sys/kernel/btf/vmlinux", R_OK)) {
 		btf = btf__load_vmlinux_btf();
@@ -267,35 +264,13 @@ struct iolat_state_reader *iolat_state_open(__u32 dev, char *why, size_t len)
 		snprintf(why, len, "cannot load it: %s", strerror(-err));
 		goto fail;
 	}
-	cgfd = open(iolat_cgroup_root(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	/* A cgroup_fd of 0 means none to the kernel: the whole hierarchy. */
-	if (cgfd == 0) {
-		fd = fcntl(cgfd, F_DUPFD_CLOEXEC, 3);
-		close(cgfd);
-		cgfd = fd;
-	}
-	if (cgfd < 0) {
-		snprintf(why, len, "cannot open %s: %s", iolat_cgroup_root(), strerror(errno));
+	r->obj->links.state = iolat_cgroup_iter_attach(r->obj->progs.state, why, len);
+	if (!r->obj->links.state)
 		goto fail;
-	}
-	linfo.cgroup.cgroup_fd = cgfd;
-	linfo.cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
-	r->obj->links.state = bpf_program__attach_iter(r->obj->progs.state, &opts);
-	err = r->obj->links.state ? 0 : -errno;
-	close(cgfd);	/* the link holds the cgroup */
-	if (err) {
-		r->obj->links.state = NULL;
-		snprintf(why, len, "cannot attach it to %s: %s", iolat_cgroup_root(),
-			 strerror(-err));
-		goto fail;
-	}
 	r->link_fd = bpf_link__fd(r->obj->links.state);
-	r->recs_len = (sizeof(struct iolat_state_rec) * IOLAT_STATE_MAX + page - 1) /
-		page * page;
-	r->recs = mmap(NULL, r->recs_len, PROT_READ, MAP_SHARED,
-		       bpf_map__fd(r->obj->maps.records), 0);
-	if (r->recs == MAP_FAILED) {
-		r->recs = NULL;
+	r->recs = iolat_map_mmap(r->obj->maps.records,
+				 sizeof(struct iolat_state_rec) * IOLAT_STATE_MAX, &r->recs_len);
+	if (!r->recs) {
 		snprintf(why, len, "cannot map its records: %s", strerror(errno));
 		goto fail;
 	}
