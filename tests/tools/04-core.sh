@@ -79,3 +79,16 @@ depths=$(jq -r --argjson id "$id" 'select(.event == "depth" and .cgroup == "/iol
 [ "$depths" = "max->8 8->4 4->2 2->1 " ] ||
 	fail "iolat-snoop's depth steps of loose (by path, id and device) here: '$depths'"
 note "iolat-top and iolat-snoop report loose ($id, iolat0, depth 1) here"
+
+# The state reader on these layouts (iolat-state-dump; tools/14-state
+# checks it at length): loose at depth 1, the parent scaled for tight.
+"$TOOLS/iolat-state-dump" -d iolat0 >/tmp/core-state.json 2>/tmp/core-state.err ||
+	fail "iolat-state-dump exited $?: $(cat /tmp/core-state.err)"
+p=$(cg_id iolat-p) tight=$(cg_id iolat-p/tight)
+jq -c --argjson id "$id" 'select(.cgroup_id == $id)' /tmp/core-state.json |
+	jqe --argjson p "$p" '.parent_id == $p and .depth == 1' >/dev/null ||
+	fail "the state reader's loose here: $(cat /tmp/core-state.json)"
+jq -c --argjson p "$p" 'select(.cgroup_id == $p)' /tmp/core-state.json |
+	jqe --argjson t "$tight" '.children.culprit == $t and .children.scale_lat_us == 1000' \
+	>/dev/null || fail "the state reader's parent of loose here: $(cat /tmp/core-state.json)"
+note "the state reader: loose at depth 1, its parent's culprit tight ($tight) here"
