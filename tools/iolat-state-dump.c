@@ -156,6 +156,7 @@ int main(int argc, char **argv)
 	iolat_handle_signals();
 	tick = iolat_mono();
 	for (n = 0; !iolat_exiting && (!env.count || n < env.count); n++) {
+		double t;
 		size_t i;
 
 		if (n) {
@@ -168,8 +169,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, TOOL ": sample %ld: %s\n", n + 1, strerror(-err));
 			break;
 		}
+		t = iolat_now();
 		for (i = 0; i < walk.count; i++)
-			print_rec(&buf[i], iolat_now(), walk.now_ns);
+			print_rec(&buf[i], t, walk.now_ns);
 		if (walk.dropped)
 			fprintf(stderr, TOOL ": sample %ld: %zu groups left out\n", n + 1,
 				walk.dropped);
