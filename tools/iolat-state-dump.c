@@ -35,7 +35,9 @@ TOOL ": io.latency's own state, read through the kernel's BTF\n"
 "and the pending delay, its window's statistics so far and, for a parent,\n"
 "its children's cookie and culprit (a cgroup id, \"stale\" or \"unknown\").\n"
 "One sample by default; INTERVAL seconds apart, COUNT of them (0: until\n"
-"interrupted).  Exit 1 when the reader cannot run here (it says why).\n"
+"interrupted).  Exit 2 on bad arguments, 3 when the reader cannot run\n"
+"here (it says why: no BTF, no io.latency, no symbols), 1 when a sample\n"
+"fails.\n"
 "\n"
 "EXAMPLES:\n"
 "    " TOOL " -d nvme0n1         # one sample of nvme0n1's groups\n"
@@ -137,21 +139,23 @@ int main(int argc, char **argv)
 	long n;
 	int err;
 
+	argp_err_exit_status = IOLAT_EXIT_USAGE;
 	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	if (err)
-		return 2;
-	if (iolat_preflight_root(TOOL))
-		return 1;
+		return IOLAT_EXIT_USAGE;
+	err = iolat_preflight_root(TOOL);
+	if (err)
+		return err;
 	buf = calloc(IOLAT_STATE_MAX, sizeof(*buf));
 	if (!buf) {
 		fprintf(stderr, TOOL ": out of memory\n");
-		return 1;
+		return IOLAT_EXIT_ERROR;
 	}
 	r = iolat_state_open(env.dev, why, sizeof(why));
 	if (!r) {
 		fprintf(stderr, TOOL ": %s\n", why);
 		free(buf);
-		return 1;
+		return IOLAT_EXIT_UNSUPPORTED;
 	}
 	iolat_handle_signals();
 	tick = iolat_mono();
@@ -182,5 +186,5 @@ int main(int argc, char **argv)
 	}
 	iolat_state_close(r);
 	free(buf);
-	return err ? 1 : 0;
+	return err ? IOLAT_EXIT_ERROR : IOLAT_EXIT_OK;
 }

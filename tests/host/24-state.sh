@@ -171,3 +171,14 @@ host_cc "$tmp/state-test" -I"$tmp/tools" "$REPO/tests/host/24-state.c" "$T/iolat
 	"$T/iolat-common.c" "$T/iolat-cgroup.c" "$T/iolat-map.c"
 mkdir "$tmp/ksyms"
 "$tmp/state-test" "$VMLINUX61" "$tmp/ksyms" || fail "the front-end's test failed"
+
+# 6. iolat-state-dump's arguments, refused before it loads anything:
+# exit 2 and a word on what is wrong; --help 0.
+host_cc "$tmp/dump" -I"$tmp/tools" "$T/iolat-state-dump.c" "$T/iolat-state.c" \
+	"$T/iolat-common.c" "$T/iolat-cgroup.c" "$T/iolat-map.c"
+expect 2 "invalid interval '0'" "$tmp/dump" 0
+expect 2 "invalid count 'x'" "$tmp/dump" 1 x
+expect 2 "too many arguments: '3'" "$tmp/dump" 1 2 3
+expect 2 "no block device 'nosuchdisk'" "$tmp/dump" -d nosuchdisk
+expect 2 "unrecognized option '--bogus'" "$tmp/dump" --bogus
+"$tmp/dump" --help | grep -q "^USAGE: iolat-state-dump " || fail "iolat-state-dump --help: no usage line"
