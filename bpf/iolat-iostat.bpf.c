@@ -80,22 +80,7 @@ __u32 bad_layout = 0;
 __s32 top_level = 0;
 __u32 flush_only = 0;	/* flush at the top, and end the walk there */
 
-/*
- * The last queue seen and its device: a walk meets the same few queues
- * in every cgroup, and their disks' devices are three reads each.  Kept
- * for one walk only (a queue's address can be a new queue's later).
- */
-static struct request_queue *last_q;
-static __u32 last_dev;
-
-static __always_inline __u32 walk_queue_dev(struct request_queue *q)
-{
-	if (q != last_q) {
-		last_dev = q ? queue_dev(q) : 0;
-		last_q = q;
-	}
-	return last_dev;
-}
+static struct walk_dev_cache last;
 
 /* The walk's end: how many records, and what was left out. */
 static __always_inline int walk_end(struct seq_file *seq)
@@ -135,7 +120,7 @@ int iostat(struct bpf_iter__cgroup *ctx)
 		if (flush_only)
 			return 1;	/* the walk ends: no record, its end written */
 		top_level = iter_cgroup_level(cgrp);
-		last_q = NULL;
+		last.q = NULL;
 		/* The hierarchy's root, when it is the top: see above. */
 		if (top_level == 0)
 			return 0;
@@ -156,7 +141,7 @@ int iostat(struct bpf_iter__cgroup *ctx)
 		}
 		if (!v.online)
 			continue;
-		dev = walk_queue_dev(v.q);
+		dev = walk_queue_dev(&last, v.q);
 		if (!dev || (targ_dev && dev != targ_dev))
 			continue;
 		if (!v.cur.bytes[BLKG_IOSTAT_READ] && !v.cur.bytes[BLKG_IOSTAT_WRITE] &&

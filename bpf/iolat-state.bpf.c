@@ -80,18 +80,7 @@ __u32 policy = 0;
 __s32 plid = 0;
 __s32 top_level = 0;
 
-/* The last queue seen and its device, for one walk (iolat-iostat.bpf.c). */
-static struct request_queue *last_q;
-static __u32 last_dev;
-
-static __always_inline __u32 walk_queue_dev(struct request_queue *q)
-{
-	if (q != last_q) {
-		last_dev = q ? queue_dev(q) : 0;
-		last_q = q;
-	}
-	return last_dev;
-}
+static struct walk_dev_cache last;
 
 /* blkcg_policy_iolatency's slot, and that it is the one registered there. */
 static __always_inline __u32 check_policy(void)
@@ -155,7 +144,7 @@ int state(struct bpf_iter__cgroup *ctx)
 	if (!started) {
 		started = 1;
 		top_level = iter_cgroup_level(cgrp);
-		last_q = NULL;
+		last.q = NULL;
 		policy = check_policy();
 	}
 	if (policy != IOLAT_POLICY_OK || layout)
@@ -182,7 +171,7 @@ int state(struct bpf_iter__cgroup *ctx)
 		}
 		if (!v.pd)
 			continue;	/* no io.latency on this blkg's device */
-		dev = walk_queue_dev(v.q);
+		dev = walk_queue_dev(&last, v.q);
 		if (!dev || (targ_dev && dev != targ_dev))
 			continue;
 		idx = nrecs;

@@ -282,6 +282,26 @@ static __always_inline __u32 queue_dev(struct request_queue *q)
 }
 
 /*
+ * The last queue a cgroup walk saw and its device: a walk meets the same
+ * few queues in every cgroup, and their disks' devices are three reads
+ * each.  Kept for one walk only (a queue's address can be a new queue's
+ * later): the walk clears it at its first cgroup.
+ */
+struct walk_dev_cache {
+	struct request_queue *q;
+	__u32 dev;
+};
+
+static __always_inline __u32 walk_queue_dev(struct walk_dev_cache *c, struct request_queue *q)
+{
+	if (q != c->q) {
+		c->dev = q ? queue_dev(q) : 0;
+		c->q = q;
+	}
+	return c->dev;
+}
+
+/*
  * io.latency's private state, for the state reader without the events
  * (iolat-state.bpf.c).  struct iolatency_grp and struct
  * child_latency_info are block/blk-iolatency.c's own, in the kernel's
