@@ -139,12 +139,17 @@ check_src() {
 	note "$name sources: the $(wc -l <"$tmp/members") members read are declared, $absent is not"
 }
 
-if git -C "$BUILD/linux" rev-parse -q --verify iolat-base >/dev/null 2>&1; then
-	mkdir -p "$tmp/6.1/block" "$tmp/6.1/include/linux"
+# from_base TREE DIR: SRCFILES as TREE's iolat-base tag has them, into DIR.
+from_base() {
+	local f
+	mkdir -p "$2/block" "$2/include/linux"
 	for f in $SRCFILES; do
-		git -C "$BUILD/linux" show "iolat-base:$f" >"$tmp/6.1/$f" ||
-			fail "cannot read $f of iolat-base"
+		git -C "$1" show "iolat-base:$f" >"$2/$f" || fail "cannot read $f of $1's iolat-base"
 	done
+}
+
+if git -C "$BUILD/linux" rev-parse -q --verify iolat-base >/dev/null 2>&1; then
+	from_base "$BUILD/linux" "$tmp/6.1"
 	check_src "6.1 without the series (iolat-base)" "$tmp/6.1" iolatency_grp.max_depth
 else
 	note "6.1 sources: NOT checked: no $BUILD/linux with its iolat-base tag"
@@ -152,11 +157,7 @@ fi
 # 6.12's from its tree when built (at once), else from the tarball (15 s).
 mkdir "$tmp/6.12"
 if git -C "$BUILD/linux-6.12" rev-parse -q --verify iolat-base >/dev/null 2>&1; then
-	mkdir -p "$tmp/6.12/block" "$tmp/6.12/include/linux"
-	for f in $SRCFILES; do
-		git -C "$BUILD/linux-6.12" show "iolat-base:$f" >"$tmp/6.12/$f" ||
-			fail "cannot read $f of 6.12's iolat-base"
-	done
+	from_base "$BUILD/linux-6.12" "$tmp/6.12"
 	check_src "6.12 without the series (iolat-base)" "$tmp/6.12" iolatency_grp.rq_depth
 elif [ -f "$SRC612" ]; then
 	tar -xJf "$SRC612" -C "$tmp/6.12" --strip-components=1 \
