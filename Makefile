@@ -15,6 +15,8 @@ export BUILD
 # build/kbuild-6.12*); guest/kver.sh has the list.  The tools are built
 # once, from 6.1's BTF, and run on both.
 KVER ?= 6.1
+# The default run's debug kernel: the other version's (guest/kver.sh).
+KVER_DEBUG := $(shell sed -n 's/^KVER_DEBUG=//p' guest/kver.sh)
 
 .PHONY: help deps kernel kernel-debug kernel-unpatched test-unpatched tree check-patches check-notrace check-series \
 	guest tools install uninstall test test-debug test-port demo scenario bench bench-scale clean distclean
@@ -30,7 +32,8 @@ help:
 	@echo 'make tools          build the BPF tools against the kernel BTF'
 	@echo 'make install        install the built tools, man pages, exporter unit, alert'
 	@echo '                    rules (PREFIX=/usr/local, DESTDIR=); make uninstall'
-	@echo 'make test           run every test suite in the guest'
+	@echo 'make test           every suite on the kernel, the debug subset on'
+	@echo '                    $(KVER_DEBUG)'"'"'s debug kernel (both built if missing)'
 	@echo 'make test-port KVER=6.12  the harness, tracepoints, tools and reliability'
 	@echo '                    suites on that kernel (CI'"'"'s second job: .ci/run 6.12)'
 	@echo 'make test-unpatched iolat-top and iolat-why on the kernel without the series'
@@ -80,8 +83,10 @@ tools:
 install uninstall:
 	@$(MAKE) -s -C tools $@
 
-# Both kernels: the default run ends with a subset on the debug kernel.
-test: kernel kernel-debug tools
+# Both versions: every suite on KVER's kernel, then a subset on
+# KVER_DEBUG's debug kernel.
+test: kernel tools
+	@guest/build-kernel --kver $(KVER_DEBUG) --variant debug
 	@tests/run --kver $(KVER)
 
 test-debug: kernel-debug tools

@@ -11,6 +11,10 @@
 
 KVERS=(6.1 6.12)
 KVER_DEFAULT=6.1
+# The debug kernel of the default run (tests/run with no suites, make
+# test, CI): the other version's, so that every run boots both, and the
+# tool binaries built from 6.1's BTF load on 6.12's layouts and debug's.
+KVER_DEBUG=6.12
 
 # kver_check KVER: return 1, saying so, unless KVER is one of KVERS.
 kver_check() {

@@ -166,18 +166,21 @@ out=$(BUILD=$tmp/build IOLAT_GUEST_RUN=$tmp/guest-run FAKE_RC=0 FAKE_RESULT=ok \
 	fail "past the deadline: $out"
 
 # A kernel the run needs and that is not built is an error, not a skip:
-# the default run needs the debug kernel, a debug: suite too.
-expect 2 "kernel not built .*kbuild-debug.*make kernel-debug" \
+# the default run needs 6.12's debug kernel, a debug: suite KVER's.
+expect 2 "kernel not built .*kbuild-6.12-debug.*make kernel-debug KVER=6.12" \
 	env BUILD="$tmp/build" IOLAT_GUEST_RUN="$tmp/guest-run" "$REPO/tests/run"
 expect 2 "kernel not built .*kbuild-debug" \
 	env BUILD="$tmp/build" IOLAT_GUEST_RUN="$tmp/guest-run" "$REPO/tests/run" debug:harness
 expect 2 "kernel not built .*kbuild-debug" \
 	env BUILD="$tmp/build" IOLAT_GUEST_RUN="$tmp/guest-run" "$REPO/tests/run" --variant debug
 
-# The default run's debug subset has culprit removal (the issue: in every
-# CI run, on the debug kernel), and the device and throttled-group ones.
-debug_set=$("$REPO/tests/run" --help | tr -s ' \n' '  ' | sed -n 's/.*(make kernel), then \(.*\) again on the debug kernel.*/\1/p')
-for t in reliability/03-remove-throttled reliability/06-remove-device reliability/07-remove-culprit tools/04-core; do
+# The default run's debug subset, on the other version: culprit removal
+# (in every CI run, on a debug kernel), the device and throttled-group
+# ones, and the tools loading on that version's layouts.
+debug_set=$("$REPO/tests/run" --help | tr -s ' \n' '  ' |
+	sed -n "s/.*(make kernel), then \(.*\) on 6.12's debug kernel.*/\1/p")
+for t in reliability/03-remove-throttled reliability/06-remove-device \
+	reliability/07-remove-culprit tools/04-core; do
 	[[ " $debug_set " == *" $t "* ]] || fail "the default debug subset lacks $t: $debug_set"
 done
 note "debug subset: $debug_set"
