@@ -15,11 +15,13 @@ export BUILD
 # build/kbuild-6.12*); guest/kver.sh has the list.  The tools are built
 # once, from 6.1's BTF, and run on both.
 KVER ?= 6.1
-# The default run's debug kernel: the other version's (guest/kver.sh).
+# The default run's debug kernel is the other version's: KVER_DEBUG's
+# (guest/kver.sh), or the default version's when KVER is KVER_DEBUG.
 KVER_DEBUG := $(shell sed -n 's/^KVER_DEBUG=//p' guest/kver.sh)
+KVER_OTHER := $(if $(filter $(KVER),$(KVER_DEBUG)),$(shell sed -n 's/^KVER_DEFAULT=//p' guest/kver.sh),$(KVER_DEBUG))
 
 .PHONY: help deps kernel kernel-debug kernel-unpatched test-unpatched tree check-patches check-notrace check-series \
-	guest tools install uninstall test test-debug test-port demo scenario bench bench-scale clean distclean
+	guest tools install uninstall test test-debug test-port test-all demo scenario bench bench-scale clean distclean
 
 help:
 	@echo 'make deps           install the Debian packages the project needs (root)'
@@ -33,10 +35,13 @@ help:
 	@echo 'make install        install the built tools, man pages, exporter unit, alert'
 	@echo '                    rules (PREFIX=/usr/local, DESTDIR=); make uninstall'
 	@echo 'make test           every suite on the kernel, the debug subset on'
-	@echo '                    $(KVER_DEBUG)'"'"'s debug kernel (both built if missing)'
+	@echo '                    $(KVER_OTHER)'"'"'s debug kernel (both built if missing)'
 	@echo 'make test-port KVER=6.12  the harness, tracepoints, tools and reliability'
 	@echo '                    suites on that kernel (CI'"'"'s second job: .ci/run 6.12)'
 	@echo 'make test-unpatched iolat-top and iolat-why on the kernel without the series'
+	@echo 'make test-all       the whole matrix, before a change to patches/: make test,'
+	@echo '                    the debug subset on $(KVER)-debug, test-port on $(KVER_OTHER),'
+	@echo '                    test-unpatched (every kernel built if missing; hours)'
 	@echo 'make demo           the demo: boot, run a noisy neighbour, show iolat-top'
 	@echo 'make scenario S=N   one scenario of guest/scenarios/ (1-7), recorded, plotted'
 	@echo 'make bench          IOPS with no tracing, iolat-top, all events (printed)'
@@ -83,10 +88,10 @@ tools:
 install uninstall:
 	@$(MAKE) -s -C tools $@
 
-# Both versions: every suite on KVER's kernel, then a subset on
-# KVER_DEBUG's debug kernel.
+# Both versions: every suite on KVER's kernel, then a subset on the
+# other version's debug kernel.
 test: kernel tools
-	@guest/build-kernel --kver $(KVER_DEBUG) --variant debug
+	@guest/build-kernel --kver $(KVER_OTHER) --variant debug
 	@tests/run --kver $(KVER)
 
 test-debug: kernel-debug tools
@@ -96,7 +101,15 @@ test-debug: kernel-debug tools
 # suites that rest on the events, the tools and the fixes, on its normal
 # kernel; CI's second job (.ci/run 6.12).
 test-port: kernel tools
-	@tests/run --kver $(KVER) harness tracepoints tools reliability
+	@tests/run --kver $(KVER) --port
+
+# Both versions, normal, debug and unpatched: six kernels, one summary.
+test-all: kernel tools
+	@guest/build-kernel --kver $(KVER_OTHER) --variant debug
+	@guest/build-kernel --kver $(KVER) --variant debug
+	@guest/build-kernel --kver $(KVER_OTHER)
+	@guest/build-kernel --kver $(KVER) --unpatched
+	@tests/run --kver $(KVER) --all
 
 # Not in make test (CI's budget): the io.stat mode on a kernel that lacks
 # the events for real, beside tools/07-fallback's --no-events on ours.

@@ -184,6 +184,25 @@ for t in reliability/03-remove-throttled reliability/06-remove-device \
 	[[ " $debug_set " == *" $t "* ]] || fail "the default debug subset lacks $t: $debug_set"
 done
 note "debug subset: $debug_set"
+
+# --list names every boot's kernel.  The default run: every suite on
+# 6.1, the subset on 6.12-debug; --all adds 6.1-debug's subset, the
+# port's suites on 6.12 and the unpatched kernel; --port, on KVER.
+boots_of() { "$REPO/tests/run" "$@" --list | sed 's/ .*//' | tr '\n' ' '; }
+got=$(boots_of)
+[ "$got" = "host:host 6.1:harness 6.1:tracepoints 6.1:tools 6.1:scenarios 6.1:routes 6.1:reliability 6.12-debug:picked " ] ||
+	fail "the default run's boots: $got"
+got=$(boots_of --all)
+[ "$got" = "host:host 6.1:harness 6.1:tracepoints 6.1:tools 6.1:scenarios 6.1:routes 6.1:reliability 6.12-debug:picked 6.1-debug:picked 6.12:harness 6.12:tracepoints 6.12:tools 6.12:reliability 6.1-unpatched:unpatched " ] ||
+	fail "--all's boots: $got"
+note "--all: $got"
+got=$(boots_of --kver 6.12 --port)
+[ "$got" = "6.12:harness 6.12:tracepoints 6.12:tools 6.12:reliability " ] ||
+	fail "--kver 6.12 --port's boots: $got"
+[ "$("$REPO/tests/run" --all --list | grep -c "^6.1-debug:picked .*reliability/07-remove-culprit")" = 1 ] ||
+	fail "--all's 6.1-debug boot lacks the debug subset"
+expect 2 "names its own suites" "$REPO/tests/run" --all tools
+expect 2 "names its own suites" "$REPO/tests/run" --port --variant debug
 # Tests named one by one share one boot per kernel, whatever their suite:
 # the debug subset boots the debug kernel once.  Whole suites boot each.
 fake_build "$tmp/build" "-debug"
