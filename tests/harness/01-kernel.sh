@@ -13,3 +13,13 @@ if touch /usr/iolat-write-test 2>/dev/null; then
 	rm -f /usr/iolat-write-test
 	fail "the root file system is writable"
 fi
+# A debug kernel has every checker the suites count on: a config that
+# lost one would leave its reports unmade and every test passing.
+if [[ ${IOLAT_VARIANT:-} == *debug ]]; then
+	[ -r /proc/config.gz ] || fail "no /proc/config.gz to check the debug kernel's config"
+	for c in KASAN UBSAN DEBUG_KMEMLEAK PROVE_LOCKING DEBUG_OBJECTS DETECT_HUNG_TASK; do
+		zcat /proc/config.gz | grep -qx "CONFIG_$c=y" || fail "debug kernel without CONFIG_$c"
+	done
+	[ -w /sys/kernel/debug/kmemleak ] || fail "kmemleak is built but not on"
+	note "debug kernel: KASAN, UBSAN, kmemleak, lockdep, debug objects, hung tasks"
+fi
