@@ -36,6 +36,7 @@ while [ $# -gt 0 ]; do
 	    esac; shift 2 ;;
 	--) shift; break ;;
 	-q) shift ;;
+	--append) [ -n "${FAKE_APPENDS:-}" ] && echo "$2" >>"$FAKE_APPENDS"; shift 2 ;;
 	*) shift 2 ;;
 	esac
 done
@@ -190,10 +191,10 @@ note "debug subset: $debug_set"
 # port's suites on 6.12 and the unpatched kernel; --port, on KVER.
 boots_of() { "$REPO/tests/run" "$@" --list | sed 's/ .*//' | tr '\n' ' '; }
 got=$(boots_of)
-[ "$got" = "host:host 6.1:harness 6.1:tracepoints 6.1:tools 6.1:scenarios 6.1:routes 6.1:reliability 6.12-debug:picked " ] ||
+[ "$got" = "host:host 6.1:harness 6.1:tracepoints 6.1:tools 6.1:scenarios 6.1:routes 6.1:reliability 6.12-debug:picked 6.12-debug+kmemleak:picked " ] ||
 	fail "the default run's boots: $got"
 got=$(boots_of --all)
-[ "$got" = "host:host 6.1:harness 6.1:tracepoints 6.1:tools 6.1:scenarios 6.1:routes 6.1:reliability 6.12-debug:picked 6.1-debug:picked 6.12:harness 6.12:tracepoints 6.12:tools 6.12:reliability 6.1-unpatched:unpatched " ] ||
+[ "$got" = "host:host 6.1:harness 6.1:tracepoints 6.1:tools 6.1:scenarios 6.1:routes 6.1:reliability 6.12-debug:picked 6.12-debug+kmemleak:picked 6.1-debug:picked 6.12:harness 6.12:tracepoints 6.12:tools 6.12:reliability 6.1-unpatched:unpatched " ] ||
 	fail "--all's boots: $got"
 note "--all: $got"
 got=$(boots_of --kver 6.12 --port)
@@ -203,6 +204,10 @@ got=$(boots_of --kver 6.12 --port)
 	fail "--all's 6.1-debug boot lacks the debug subset"
 expect 2 "names its own suites" "$REPO/tests/run" --all tools
 expect 2 "names its own suites" "$REPO/tests/run" --port --variant debug
+# +kmemleak: a debug kernel's flag, its boot apart, kmemleak=on on its
+# command line and its results named with it.
+expect 2 "only a debug kernel takes a flag" "$REPO/tests/run" 6.12+kmemleak:harness --list
+expect 2 "only a debug kernel takes a flag" "$REPO/tests/run" debug+kasan:harness --list
 # Tests named one by one share one boot per kernel, whatever their suite:
 # the debug subset boots the debug kernel once.  Whole suites boot each.
 fake_build "$tmp/build" "-debug"
@@ -220,6 +225,16 @@ boots=$(grep -c '^boot$' "$tmp/build/tests/boots")
 	echo "$out" | grep -q "^ok $((6 + $(ls "$REPO"/tests/tools/[0-9]*.sh | wc -l) + 1)) tools/boot$" ||
 	fail "one boot per kernel for picked tests: $boots boots: $out"
 note "3 picked tests on the debug kernel, 1 on the normal one and a suite: $boots boots"
+# +kmemleak boots the same debug kernel apart, with kmemleak=on.
+out=$(BUILD=$tmp/build IOLAT_GUEST_RUN=$tmp/guest-run FAKE_RC=0 FAKE_RESULT=ok 	FAKE_SERIAL=$tmp/serial.log FAKE_APPENDS=$tmp/appends "$REPO/tests/run" 	debug:harness/01-kernel debug+kmemleak:harness/01-kernel 2>&1)
+[ "$(echo "$out" | tail -1)" = "4 passed, 0 failed, 0 skipped" ] &&
+	echo "$out" | grep -q '^ok 3 debug+kmemleak:harness/01-kernel$' &&
+	echo "$out" | grep -q '^ok 4 debug+kmemleak:picked/boot$' &&
+	[ "$(grep -c 'kasan_multi_shot' "$tmp/appends")" = 2 ] &&
+	[ "$(grep -c 'kmemleak=on' "$tmp/appends")" = 1 ] &&
+	grep -q 'kmemleak=on' <(tail -1 "$tmp/appends") ||
+	fail "debug+kmemleak: $out; command lines: $(cat "$tmp/appends")"
+note "debug+kmemleak: a boot of its own, with kmemleak=on"
 # Another kernel version: its results are named after it, its kernel is
 # found in build/kbuild-KVER[-VARIANT], and the one to build is named.
 fake_build "$tmp/build" "-6.12"
