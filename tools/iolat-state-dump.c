@@ -97,7 +97,7 @@ static void print_rec(const struct iolat_state *s, double t, __u64 now_ns)
 
 	printf("{\"time\":%.6f,\"now_ns\":%llu,\"device\":\"%u:%u\",\"cgroup_id\":%llu,"
 	       "\"parent_id\":%llu,\"online\":%s,\"ssd\":%s",
-	       t, (unsigned long long)now_ns, s->dev >> 20, s->dev & ((1U << 20) - 1),
+	       t, (unsigned long long)now_ns, IOLAT_MAJOR(s->dev), IOLAT_MINOR(s->dev),
 	       (unsigned long long)s->cgroup_id, (unsigned long long)s->parent_id,
 	       s->flags & IOLAT_STATE_ONLINE ? "true" : "false", ssd ? "true" : "false");
 	print_u64_or_null("target_us", s->target_ns / 1000, s->target_ns);
