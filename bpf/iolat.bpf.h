@@ -49,10 +49,11 @@ static __always_inline void count_lost(void)
  * only offsets differ between the two.
  * README.md's "Supported kernels" lists the reads, and
  * tests/host/17-core-reads fails when a program reads a field it does not.
- * The state reader without the events (iolat-state.bpf.c, not yet used
- * by a tool, so not in that table) reads io.latency's private structs,
- * below with the depth's flavoured struct; tests/host/24-state checks
- * those reads against 6.1's BTF and the sources of 6.1 and 6.12.
+ * The state reader without the events (iolat-state.bpf.c, iolat-top's
+ * io.stat mode and iolat-state-dump) reads io.latency's private structs,
+ * below with the depth's flavoured struct: not in that table, whose
+ * reads are the public structs'; tests/host/24-state checks those reads
+ * against 6.1's BTF and the sources of 6.1 and 6.12.
  */
 
 /* The kernel dev_t of @disk, 0 for none. */

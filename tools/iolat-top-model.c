@@ -17,6 +17,8 @@ const char *const top_sort_names[TOP_SORT_NR] = {
 
 const char *const top_map_names[TOP_MAP_NR] = { "groups", "parents", "delays" };
 
+const char *const top_culprit_names[TOP_CULPRIT_NR] = { "none", "named", "gone", "unknown" };
+
 __u32 top_map_entries(size_t cgroups, size_t devs)
 {
 	unsigned long long want, n = IOLAT_MAX_GROUPS;
@@ -208,6 +210,9 @@ void top_model_begin(struct top_model *m, const struct iolat_cgroups *cgs)
 	m->n = 0;
 	m->ndevs = 0;
 	m->nmissing = 0;
+	m->sampled = false;	/* the last refresh's sample is not this one's */
+	m->state = NULL;
+	m->nstate = 0;
 	for (k = 0; k < TOP_MAP_NR; k++) {
 		m->maps[k].read = false;
 		m->maps[k].entries = 0;
@@ -234,6 +239,114 @@ int top_model_add_targets(struct top_model *m, const struct iolat_targets *t)
 		r->target_us = t->v[i].us;
 	}
 	return 0;
+}
+
+/*
+ * Is @s a parent whose line says something: its children's cookie below
+ * the default, or a culprit named (child_lat.scale_grp set)?  The events'
+ * parents map has an entry once a scaling happened; a sample shows only
+ * what holds now.
+ */
+static bool state_parent(const struct iolat_state *s)
+{
+	return s->children.cookie != TOP_DEFAULT_COOKIE || (s->flags & IOLAT_STATE_CULPRIT);
+}
+
+/* The sample's record of (@dev, @cgid), by its table; NULL: none. */
+static const struct iolat_state *state_find(const struct top_model *m, __u32 dev,
+					    __u64 cgid)
+{
+	size_t i;
+
+	if (!m->sampled || !m->nstate)
+		return NULL;
+	for (i = key_slot(dev, cgid, m->nstate_slots); m->state_slots[i];
+	     i = (i + 1) & (m->nstate_slots - 1)) {
+		const struct iolat_state *s = &m->state[m->state_slots[i] - 1];
+
+		if (s->dev == dev && s->cgroup_id == cgid)
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * The records indexed by (device, cgroup): a table of 2n slots at least,
+ * filled in one pass, so that each row finds its group in O(1) (a
+ * search of 10,000 records for each of 10,000 rows would be 10^8).  The
+ * sample's device numbers are the kernel's dev_t, as the rows' are
+ * (IOLAT_MKDEV() for both): compared as they are.
+ */
+int top_model_add_state(struct top_model *m, const struct iolat_state *s, size_t n)
+{
+	size_t nslots = 256, i, k;
+
+	while (nslots < 2 * n)
+		nslots *= 2;
+	if (nslots != m->nstate_slots) {
+		free(m->state_slots);
+		m->state_slots = malloc(nslots * sizeof(*m->state_slots));
+		m->nstate_slots = m->state_slots ? nslots : 0;
+		if (!m->state_slots)
+			return -ENOMEM;
+	}
+	memset(m->state_slots, 0, nslots * sizeof(*m->state_slots));
+	m->state = s;
+	m->nstate = n;
+	m->sampled = true;
+	for (i = 0; i < n; i++) {
+		for (k = key_slot(s[i].dev, s[i].cgroup_id, nslots); m->state_slots[k];
+		     k = (k + 1) & (nslots - 1))
+			;
+		m->state_slots[k] = i + 1;
+	}
+	/* Rows for what an event would have made one for. */
+	for (i = 0; i < n; i++) {
+		const char *path;
+
+		if (s[i].depth == IOLAT_DEPTH_MAX && s[i].use_delay <= 0 && !state_parent(&s[i]))
+			continue;
+		path = iolat_cgroups_path(m->cgs, s[i].cgroup_id);
+		if (!path || !wanted(m, s[i].dev, path))
+			continue;	/* a cgroup made since the walk, or filtered */
+		if (!row_get(m, s[i].dev, s[i].cgroup_id, path))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Every row's group from the sample: depth, use_delay and cookie as the
+ * walk read them (io.stat's debug keys, the same fields, only where the
+ * sample has no record of the group), and a parent's children's cookie
+ * and culprit.  Nothing here is counted: no window, no scaling, no
+ * throttled bio can be told from a sample, so the counters stay
+ * unknown, and so does anything over the interval (MINDEP, LIMIT%).
+ */
+static void state_apply(struct top_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		struct top_row *r = &m->v[i];
+		const struct iolat_state *s = state_find(m, r->dev, r->cgid);
+
+		r->st = s;
+		if (!s)
+			continue;
+		r->g.depth = s->depth;
+		r->g.has_depth = 1;
+		r->g.use_delay = s->use_delay;
+		r->g.has_use_delay = 1;
+		r->g.cookie = s->cookie;
+		r->g.ssd = !!(s->flags & IOLAT_STATE_SSD);
+		if (!state_parent(s))
+			continue;
+		r->has_parent = true;
+		r->p.cookie = s->children.cookie;
+		r->p.culprit_id = s->children.culprit_id;
+		r->p.scale_lat_ns = s->children.scale_lat_ns;
+	}
 }
 
 /*
@@ -570,7 +683,33 @@ double top_row_iostat_lat(const struct top_row *r)
 		return r->io.total ? 100.0 * r->io.missed / r->io.total : 0;
 	if (r->io.has_lat)
 		return r->io.avg_lat_us;
+	/* io.stat's avg_lat is lat_avg / 1000; the window in progress, no sample has */
+	if (r->st && !(r->st->flags & IOLAT_STATE_SSD))
+		return r->st->lat_avg_ns / 1000;
 	return NAN;
+}
+
+double top_row_sample_acc_lat(const struct top_row *r)
+{
+	const struct iolat_state *s = r->st;
+
+	if (!s)
+		return NAN;
+	if (!s->cur_samples)
+		return -1;
+	if (s->flags & IOLAT_STATE_SSD)
+		return 100.0 * s->cur_missed / s->cur_samples;
+	return s->cur_mean_ns / 1e3;
+}
+
+__u32 top_row_cookie(const struct top_row *r)
+{
+	return r->has_group || r->st ? r->g.cookie : 0;
+}
+
+bool top_row_scalings_known(const struct top_row *r)
+{
+	return r->has_parent && !r->st;
 }
 
 /* The previous interval's entry of (@dev, @cgid), by its table. */
@@ -668,6 +807,18 @@ const char *top_row_verdict(const struct top_row *r)
 const char *top_row_culprit(const struct top_model *m, const struct top_row *r)
 {
 	return r->p.culprit_id ? iolat_cgroups_path(m->cgs, r->p.culprit_id) : NULL;
+}
+
+enum top_culprit top_row_culprit_status(const struct top_model *m, const struct top_row *r)
+{
+	if (!r->has_parent)
+		return TOP_CULPRIT_NONE;
+	if (r->p.culprit_id)
+		return top_row_culprit(m, r) ? TOP_CULPRIT_NAMED : TOP_CULPRIT_GONE;
+	if (!r->st || !(r->st->flags & IOLAT_STATE_CULPRIT))
+		return TOP_CULPRIT_NONE;
+	return r->st->flags & IOLAT_STATE_CULPRIT_UNKNOWN ? TOP_CULPRIT_UNKNOWN :
+							    TOP_CULPRIT_GONE;
 }
 
 /*
@@ -1219,11 +1370,14 @@ static int io_bucket(double iops, int prev)
  * Is @r missing its target: the culprit of its siblings' scaling, a
  * window missed in the interval, or the last window missed and not long
  * ago; without the events, io.stat's window in progress over target
- * (the controller's own tests: a tenth of the bios, or the mean).
+ * (the controller's own tests: a tenth of the bios, or the mean), or
+ * the running average (io.stat's or the sample's), or, on a
+ * non-rotational queue with neither, the sample's accumulated statistic.
  */
 static bool row_missing(const struct top_model *m, const struct top_row *r)
 {
 	const struct iolat_iostat *io = &r->io;
+	double lat;
 
 	if (r->culprit || (r->in.known && r->in.windows_missed))
 		return true;
@@ -1234,7 +1388,12 @@ static bool row_missing(const struct top_model *m, const struct top_row *r)
 		return false;
 	if (io->has_missed)
 		return io->total && io->missed >= (io->total / 10 ?: 1);
-	return io->has_lat && r->target_us && io->avg_lat_us > r->target_us;
+	lat = top_row_iostat_lat(r);
+	if (!isnan(lat))
+		return r->target_us && lat > r->target_us;
+	if (r->st && (r->st->flags & IOLAT_STATE_SSD) && r->st->cur_samples)
+		return r->st->cur_missed >= (r->st->cur_samples / 10 ?: 1);
+	return false;
 }
 
 /*
@@ -1305,6 +1464,7 @@ int top_model_compute(struct top_model *m, double secs)
 	size_t i;
 	int err = 0;
 
+	state_apply(m);
 	/* This interval's baseline, in the buffer of the one before last. */
 	if (m->n > m->next_cap) {
 		free(m->next);
@@ -1403,7 +1563,7 @@ int top_model_compute(struct top_model *m, double secs)
 			r->state = "throttling";
 		else if (!r->g.has_depth)	/* maybe throttled before we started */
 			r->state = "unknown";
-		else if (m->mode != TOP_MODE_EVENTS)
+		else if (m->mode != TOP_MODE_EVENTS && !r->st)
 			/* Not throttled; whether it scales its siblings: unknown. */
 			r->state = "unthrottled";
 		else
@@ -1460,6 +1620,7 @@ void top_model_free(struct top_model *m)
 	free(m->front);
 	free(m->spare);
 	free(m->prev_slots);
+	free(m->state_slots);
 	free(m->next);
 	free(m->v);
 	free(m->slots);

@@ -23,9 +23,11 @@
  * Where the rows come from.  EVENTS: the iolatency tracepoints (the
  * series), io.stat and io.latency.  IOSTAT: a kernel without the events,
  * or --no-events: io.stat (its debug keys when blkcg_debug_stats=1),
- * io.latency and io.pressure, and the induced delay charged and slept
- * where the controller's functions could be traced (struct top_model's
- * fns); whatever only the events tell is unknown, never 0.
+ * io.latency and io.pressure, the induced delay charged and slept where
+ * the controller's functions could be traced (struct top_model's fns),
+ * and io.latency's own state where the state reader runs (a sample a
+ * refresh: top_model_add_state()); whatever only the events tell is
+ * unknown, never 0.
  */
 enum top_mode { TOP_MODE_EVENTS, TOP_MODE_IOSTAT, TOP_MODE_NR };
 extern const char *const top_mode_names[TOP_MODE_NR];
@@ -94,6 +96,15 @@ struct top_row {
 	 * these two.
 	 */
 	bool has_delay, fn_charges, fn_pays;
+	/*
+	 * IOSTAT mode with the state reader: this refresh's record of the
+	 * row's group (m->state's; NULL: none), from which
+	 * top_model_compute() takes g's depth, use_delay, cookie and ssd
+	 * and, for a parent whose children are scaled or named a culprit
+	 * (has_parent), p's cookie, culprit_id and scale_lat_ns.  A
+	 * sample, not events: g's and p's counters stay unknown, never 0.
+	 */
+	const struct iolat_state *st;
 	bool io_err;		/* its io.stat could not be read */
 	bool io_file;		/* its io.stat file was read this refresh */
 	/*
@@ -217,6 +228,21 @@ struct top_model {
 	/* IOSTAT mode: the controller's functions, attached or why not. */
 	struct iolat_fns fns;
 	/*
+	 * IOSTAT mode: this refresh's sample of io.latency's groups
+	 * (top_model_add_state(), which sets @sampled; top_model_begin()
+	 * clears it), the caller's @nstate records, by (device, cgroup) in
+	 * @state_slots (index + 1; @nstate_slots a power of two at least
+	 * twice @nstate); and, set by the caller, why there is none when
+	 * there is not (the reader cannot run here, --no-state, a walk
+	 * that failed), for the header, JSON and -P.
+	 */
+	const struct iolat_state *state;
+	size_t nstate;
+	__u32 *state_slots;
+	size_t nstate_slots;
+	bool sampled;
+	const char *state_why;
+	/*
 	 * Set by the caller before top_model_add_io(): this refresh's walk
 	 * of the cgroup iterator (every cgroup's io.stat counters in one
 	 * pass), or NULL to read each cgroup's io.stat file; and whether
@@ -280,6 +306,17 @@ int top_model_add_delay(struct top_model *m, const struct iolat_key *key,
 int top_model_add_map(struct top_model *m, struct iolat_map *map, enum top_map kind,
 		      struct iolat_cgroups *cgs);
 /*
+ * IOSTAT mode: the state reader's sample of this refresh, @n records as
+ * iolat_state_sample() gave them, kept by reference (unchanged until the
+ * report is printed).  A row for each group the sample shows throttled
+ * (depth limited, use_delay on) and each parent whose children are
+ * scaled or named a culprit, as the events' map entries make them;
+ * top_model_compute() gives every row its group's figures, whatever
+ * made the row.  After the targets, before top_model_add_io() (the rows
+ * made here get their io.stat).  0 or -ENOMEM.
+ */
+int top_model_add_state(struct top_model *m, const struct iolat_state *s, size_t n);
+/*
  * Rows from io.stat: cgroups doing IO on a device some row is about.
  * The counters come from m->iostat when set (the hierarchy's root's from
  * its file, which is the disks' statistics), else from each cgroup's
@@ -314,9 +351,35 @@ void top_model_free(struct top_model *m);
 /*
  * The IOSTAT mode's window figure, from io.stat's debug keys: avg_lat in
  * us (rotational) or the share of the window in progress's bios over
- * target in % (non-rotational); NAN when io.stat has no such key.
+ * target in % (non-rotational); on a rotational queue without them, the
+ * sample's running average (the same lat_avg); NAN when neither has it.
  */
 double top_row_iostat_lat(const struct top_row *r);
+/*
+ * The sample's accumulated statistic (cur_stat: the windows folded in
+ * since the controller last acted on one), as ACCLAT shows it: % of its
+ * bios over target (non-rotational) or its mean in us; -1 when it holds
+ * no bio; NAN without a sample.
+ */
+double top_row_sample_acc_lat(const struct top_row *r);
+/* The parent's cookie the group last saw: an event's or the sample's; 0: unknown. */
+__u32 top_row_cookie(const struct top_row *r);
+/*
+ * A parent's counts of its children's scalings (p's scale_downs...) are
+ * known: they came from events, not a sample.
+ */
+bool top_row_scalings_known(const struct top_row *r);
+/*
+ * What a parent says of its culprit: none; named, a cgroup the tree has
+ * (top_row_culprit()); gone, one that is not there any more (the events'
+ * culprit_id, whose cgroup was removed; the sample's, no live group below
+ * the parent, freed or offline, whose id cannot be told); unknown, the
+ * sample's walk left groups out, so which cannot be told.
+ */
+enum top_culprit { TOP_CULPRIT_NONE, TOP_CULPRIT_NAMED, TOP_CULPRIT_GONE,
+		   TOP_CULPRIT_UNKNOWN, TOP_CULPRIT_NR };
+extern const char *const top_culprit_names[TOP_CULPRIT_NR];
+enum top_culprit top_row_culprit_status(const struct top_model *m, const struct top_row *r);
 /* Window latency in us (rotational) or % of bios over target; -1: none. */
 double top_row_lat(const struct top_row *r);
 double top_row_acc_lat(const struct top_row *r);	/* accumulated */

@@ -158,6 +158,21 @@ static void json_functions(FILE *f, const struct top_model *m)
 }
 
 /*
+ * ,"state_reader":...: in the IOSTAT mode, "used" when this report has a
+ * sample of io.latency's state, else why not; null with the events.
+ */
+static void json_state_reader(FILE *f, const struct top_model *m)
+{
+	fputs(",\"state_reader\":", f);
+	if (m->mode == TOP_MODE_EVENTS)
+		fputs("null", f);
+	else if (m->sampled)
+		fputs("\"used\"", f);
+	else
+		iolat_json_text(f, m->state_why && *m->state_why ? m->state_why : "not read");
+}
+
+/*
  * ,"maps":{...},"rows_missing":[...]: each BPF map read, how full, and
  * the events it dropped full; the rows a full map has no entry for.
  * null without a BPF side.
@@ -217,6 +232,32 @@ static void json_iostat_debug(FILE *f, const struct top_row *r)
 }
 
 /*
+ * ,"sample":{...}: what the state reader read of the row's group this
+ * refresh, besides depth, use_delay and cookie (which have their keys):
+ * bios in flight, the induced delay pending, the window's length, the
+ * running average (rotational) and the accumulated statistic; null
+ * without a sample.  Figures at the walk's instant, never counts.
+ */
+static void json_sample(FILE *f, const struct top_row *r)
+{
+	const struct iolat_state *s = r->st;
+	bool ssd;
+
+	if (!s) {
+		fputs(",\"sample\":null", f);
+		return;
+	}
+	ssd = s->flags & IOLAT_STATE_SSD;
+	fprintf(f, ",\"sample\":{\"inflight\":%u,\"delay_ms\":%.3f,\"win_ms\":%llu",
+		s->inflight, s->delay_ns / 1e6, (unsigned long long)(s->win_ns / 1000000));
+	json_u64(f, "lat_avg_us", !ssd, s->lat_avg_ns / 1000);
+	fprintf(f, ",\"acc_samples\":%llu", (unsigned long long)s->cur_samples);
+	json_u64(f, "acc_missed", ssd, s->cur_missed);
+	json_u64(f, "acc_mean_us", !ssd, s->cur_mean_ns / 1000);
+	fputc('}', f);
+}
+
+/*
  * ,"iostat":{...}: the row's io.stat counters as read this interval,
  * cumulative, with io.stat's names; null when its io.stat could not be
  * read (0 where it has no line: no IO).
@@ -255,6 +296,7 @@ void top_print_json(FILE *f, const struct top_report *rep)
 		m->debug_stats < 0 ? "null" : m->debug_stats ? "true" : "false",
 		m->cgroupns < 0 ? "null" : m->cgroupns ? "true" : "false");
 	json_functions(f, m);
+	json_state_reader(f, m);
 	fprintf(f, ",\"interval_s\":%.3f,\"lost_events\":", rep->secs);
 	if (has_bpf(m))
 		fprintf(f, "%llu", rep->lost);
@@ -311,10 +353,7 @@ void top_print_json(FILE *f, const struct top_report *rep)
 		json_rate(f, "write_mbps", "%.3f", r->wmbps);
 		json_iostat(f, r);
 		json_depth(f, "depth", r->g.has_depth, r->g.depth);
-		if (r->has_group && r->g.cookie)
-			fprintf(f, ",\"cookie\":%u", r->g.cookie);
-		else
-			fprintf(f, ",\"cookie\":null");
+		json_u64(f, "cookie", top_row_cookie(r), top_row_cookie(r));
 		fprintf(f, ",\"state\":\"%s\"", r->state);
 		/* Unknown (no event, no blkcg_debug_stats) is not 0. */
 		if (r->g.has_use_delay)
@@ -336,6 +375,7 @@ void top_print_json(FILE *f, const struct top_report *rep)
 		json_rate(f, "io_pressure_some_pct", "%.2f", r->psi_some);
 		json_rate(f, "io_pressure_full_pct", "%.2f", r->psi_full);
 		json_iostat_debug(f, r);
+		json_sample(f, r);
 		json_interval(f, r);
 		if (r->has_group)
 			fprintf(f, ",\"scale_skips\":{\"raced\":%llu,\"protected\":%llu,"
@@ -345,25 +385,25 @@ void top_print_json(FILE *f, const struct top_report *rep)
 			       (unsigned long long)r->g.skips[IOLAT_REASON_FEW_IOS]);
 		if (r->has_parent) {
 			const char *culprit = top_row_culprit(m, r);
+			enum top_culprit cs = top_row_culprit_status(m, r);
+			bool counted = top_row_scalings_known(r);
 
 			fprintf(f, ",\"children\":{\"cookie\":%u,\"culprit\":", r->p.cookie);
 			if (culprit)
 				iolat_json_str(f, culprit);
 			else
 				fprintf(f, "null");
-			if (r->p.culprit_id)
-				fprintf(f, ",\"culprit_id\":%llu,\"scale_lat_us\":%llu",
-				       (unsigned long long)r->p.culprit_id,
-				       (unsigned long long)(r->p.scale_lat_ns / 1000));
-			else
-				fprintf(f, ",\"culprit_id\":null,\"scale_lat_us\":null");
-			fprintf(f, ",\"scale_downs\":%llu,\"scale_ups\":%llu,\"timer_ups\":%llu,"
-			       "\"culprits_forgotten\":%llu,\"resets\":%llu",
-			       (unsigned long long)r->p.scale_downs,
-			       (unsigned long long)r->p.scale_ups,
-			       (unsigned long long)r->p.timer_ups,
-			       (unsigned long long)r->p.grp_clears,
-			       (unsigned long long)r->p.resets);
+			json_u64(f, "culprit_id", r->p.culprit_id, r->p.culprit_id);
+			/* The sample's target of a culprit gone is known, its id not. */
+			json_u64(f, "scale_lat_us", r->p.culprit_id || cs == TOP_CULPRIT_GONE ||
+				 cs == TOP_CULPRIT_UNKNOWN, r->p.scale_lat_ns / 1000);
+			fprintf(f, ",\"culprit_status\":\"%s\"", top_culprit_names[cs]);
+			/* A sample counts nothing: null, never 0. */
+			json_u64(f, "scale_downs", counted, r->p.scale_downs);
+			json_u64(f, "scale_ups", counted, r->p.scale_ups);
+			json_u64(f, "timer_ups", counted, r->p.timer_ups);
+			json_u64(f, "culprits_forgotten", counted, r->p.grp_clears);
+			json_u64(f, "resets", counted, r->p.resets);
 			/* The last move of their cookie, and what made it. */
 			if (r->p.has_scale)
 				fprintf(f, ",\"last_scale\":\"%s\",\"last_scale_by\":\"%s\"}",
@@ -380,11 +420,13 @@ void top_print_json(FILE *f, const struct top_report *rep)
 /*
  * The IOSTAT mode's cells: io.stat's debug figures where it has them
  * (WINLAT: avg_lat, or the window in progress's share over target and
- * its bios in SAMP), "?" for what only the events tell.  All 16 bytes.
+ * its bios in SAMP), the state reader's sample's (WINLAT: the running
+ * average on a rotational queue; ACCLAT: the accumulated statistic, "-"
+ * while it holds no bio), "?" for what only the events tell.  All 16
+ * bytes.
  */
 static void text_unknowns(const struct top_row *r, char *lat, char *acc, char *samp,
-			  char *cookie, char *miss, char *wait_us, char *depth_min,
-			  char *limited)
+			  char *miss, char *wait_us, char *depth_min, char *limited)
 {
 	double v = top_row_iostat_lat(r);
 
@@ -396,8 +438,13 @@ static void text_unknowns(const struct top_row *r, char *lat, char *acc, char *s
 		text_u64(samp, 16, r->io.total, "");
 	else
 		text_word(samp, 16, "?");
-	text_word(acc, 16, "?");
-	text_word(cookie, 16, "?");
+	v = top_row_sample_acc_lat(r);
+	if (isnan(v))
+		text_word(acc, 16, "?");
+	else if (v < 0)
+		text_word(acc, 16, "-");
+	else
+		text_fixed(acc, 16, v, 0, r->g.ssd ? "%miss" : "us");
 	text_word(miss, 16, "?");
 	text_word(wait_us, 16, "?");
 	text_word(depth_min, 16, "?");
@@ -520,9 +567,10 @@ static size_t text_header_lines(const struct top_model *m)
 }
 
 /* Does @r have a second line, its children's cookie and culprit? */
-static bool text_parent_line(const struct top_row *r)
+static bool text_parent_line(const struct top_model *m, const struct top_row *r)
 {
-	return r->has_parent && (r->p.cookie < TOP_DEFAULT_COOKIE || r->p.culprit_id);
+	return r->has_parent && (r->p.cookie < TOP_DEFAULT_COOKIE ||
+				 top_row_culprit_status(m, r) != TOP_CULPRIT_NONE);
 }
 
 size_t top_text_room(const struct top_model *m, unsigned int lines)
@@ -543,7 +591,7 @@ size_t top_text_fit(const struct top_report *rep)
 		return n;
 	room = top_text_room(m, rep->lines);
 	for (i = 0; i < n; i++) {
-		size_t need = 1 + text_parent_line(&m->v[i]);
+		size_t need = 1 + text_parent_line(m, &m->v[i]);
 
 		if (used + need > room)
 			break;
@@ -570,6 +618,7 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	 * the path 28), padded to at most 28, and their spaces.
 	 */
 	char line[1024], num[320], shown[64] = "", tail[768], scale[128] = "";
+	char downs[24], ups[24];
 	bool events = m->mode == TOP_MODE_EVENTS;
 	bool fn_charges = m->fns.attached[IOLAT_FN_ADD_DELAY];
 	bool fn_pays = m->fns.attached[IOLAT_FN_THROTTLE];
@@ -583,10 +632,11 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	if (events)
 		snprintf(tail, sizeof(tail), "  lost %llu events  mode: events", rep->lost);
 	else if (!has_bpf(m))
-		snprintf(tail, sizeof(tail), "  mode: io.stat only (%s)", m->mode_reason);
+		snprintf(tail, sizeof(tail), "  mode: io.stat %s (%s)",
+			 m->sampled ? "+ state" : "only", m->mode_reason);
 	else
-		snprintf(tail, sizeof(tail), "  lost %llu events  mode: io.stat + functions (%s)",
-			 rep->lost, m->mode_reason);
+		snprintf(tail, sizeof(tail), "  lost %llu events  mode: io.stat + functions%s (%s)",
+			 rep->lost, m->sampled ? " + state" : "", m->mode_reason);
 	text_printf(f, cols, "%s  " IOLAT_TOP "  interval %.1fs  %zu rows%s%s",
 		    iolat_clock(rep->time), rep->secs, m->n, shown, tail);
 	text_maps(f, m);
@@ -594,11 +644,21 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	if (!events)
 		text_printf(f, cols, "  functions: %s", iolat_fns_text(&m->fns, fns, sizeof(fns)));
 	/* What the fallback cannot see, and how to see more. */
-	if (!events && m->debug_stats != 1)
+	if (!events && m->debug_stats != 1 && !m->sampled)
 		text_printf(f, cols, "  blkcg_debug_stats %s: depth, use_delay and io.stat's "
 			    "latency unknown; to see them: echo 1 > " IOLAT_DEBUG_STATS_PARAM,
 			    m->debug_stats ? "unknown" : "off");
-	if (!events)
+	else if (!events && m->debug_stats != 1)
+		text_printf(f, cols, "  blkcg_debug_stats %s: io.stat's window in progress "
+			    "unknown (WINLAT and SAMP on non-rotational queues); to see it: "
+			    "echo 1 > " IOLAT_DEBUG_STATS_PARAM, m->debug_stats ? "unknown" : "off");
+	/* A sample tells what holds at the refresh, never what happened between. */
+	if (!events && m->sampled)
+		text_printf(f, cols, "  without the events: VERDICT ACTION MINDEP LIMIT%% "
+			    "%s%sWAIT/s WAITus MISSED unknown (?); DEPTH ACCLAT COOKIE and "
+			    "culprits as sampled at the refresh",
+			    fn_charges ? "" : "CHG/s ", fn_pays ? "" : "PAID/s ");
+	else if (!events)
 		text_printf(f, cols, "  without the events: ACCLAT VERDICT ACTION MINDEP LIMIT%% "
 			    "COOKIE %s%sWAIT/s WAITus MISSED and culprits unknown (?)",
 			    fn_charges ? "" : "CHG/s ", fn_pays ? "" : "PAID/s ");
@@ -637,10 +697,10 @@ void top_print_text(FILE *f, const struct top_report *rep)
 			text_word(depth, sizeof(depth), "max");
 		else
 			text_u64(depth, sizeof(depth), r->g.depth, "");
-		if (r->g.cookie)
-			text_u64(cookie, sizeof(cookie), r->g.cookie, "");
+		if (top_row_cookie(r))
+			text_u64(cookie, sizeof(cookie), top_row_cookie(r), "");
 		else
-			text_word(cookie, sizeof(cookie), "-");
+			text_word(cookie, sizeof(cookie), events ? "-" : "?");
 		/* The interval's: windows missed of those ended, mean wait. */
 		if (r->in.known && r->in.windows)
 			text_slash(miss, sizeof(miss),
@@ -670,8 +730,7 @@ void top_print_text(FILE *f, const struct top_report *rep)
 			text_slash(psi, sizeof(psi), iolat_fmt_fixed(psi, sizeof(psi), r->psi_some, 1),
 				   text_fixed(num, sizeof(num), r->psi_full, 1, ""));
 		if (!events)
-			text_unknowns(r, lat, acc, samp, cookie, miss, wait_us, depth_min,
-				      limited);
+			text_unknowns(r, lat, acc, samp, miss, wait_us, depth_min, limited);
 		/* The cells, padded as the header's: one write a row. */
 		p = text_cell(p, iolat_dev_name(r->dev), -8);
 		p = text_cell(p, path_tail(text_name(name, r->path), 28), -28);
@@ -697,12 +756,29 @@ void top_print_text(FILE *f, const struct top_report *rep)
 		p = text_cell(p, miss, 7);
 		p = text_cell(p, psi, 11);
 		text_put(f, cols, line, p - 1 - line);
-		if (text_parent_line(r)) {
+		if (text_parent_line(m, r)) {
+			enum top_culprit cs = top_row_culprit_status(m, r);
 			const char *culprit = top_row_culprit(m, r);
 
-			/* A culprit gone meanwhile is still named, by its id. */
-			snprintf(culprit_id, sizeof(culprit_id), "cgroup id %llu",
-				 (unsigned long long)r->p.culprit_id);
+			/*
+			 * A culprit gone meanwhile is still named, by its id;
+			 * the sample's has none to give.
+			 */
+			if (r->p.culprit_id)
+				snprintf(culprit_id, sizeof(culprit_id), "cgroup id %llu",
+					 (unsigned long long)r->p.culprit_id);
+			else
+				snprintf(culprit_id, sizeof(culprit_id), "%s",
+					 cs == TOP_CULPRIT_UNKNOWN ? "a group the walk left out" :
+					 "a group gone");
+			/* A sample counts no scaling. */
+			if (top_row_scalings_known(r)) {
+				text_u64(downs, sizeof(downs), r->p.scale_downs, "");
+				text_u64(ups, sizeof(ups), r->p.scale_ups, "");
+			} else {
+				text_word(downs, sizeof(downs), "?");
+				text_word(ups, sizeof(ups), "?");
+			}
 			num[0] = '\0';
 			if (r->in.known)
 				snprintf(num, sizeof(num), " (%llu / %llu in the interval)",
@@ -714,13 +790,12 @@ void top_print_text(FILE *f, const struct top_report *rep)
 					 iolat_scale_kind_name(r->p.last_scale),
 					 iolat_scale_by_name(r->p.last_by));
 			text_printf(f, cols, "%-8s   `- children's cookie %u (%lld), %s%s, "
-				    "%llu down / %llu up%s%s",
+				    "%s down / %s up%s%s",
 				    "", r->p.cookie, (long long)r->p.cookie - TOP_DEFAULT_COOKIE,
-				    r->p.culprit_id ? "scaled for " : "no culprit",
-				    !r->p.culprit_id ? "" :
+				    cs != TOP_CULPRIT_NONE ? "scaled for " : "no culprit",
+				    cs == TOP_CULPRIT_NONE ? "" :
 				    culprit ? text_name(name, culprit) : culprit_id,
-				    (unsigned long long)r->p.scale_downs,
-				    (unsigned long long)r->p.scale_ups, num, scale);
+				    downs, ups, num, scale);
 		}
 	}
 	if (rep->batch)
@@ -782,7 +857,7 @@ PROM_EXACT(get_met, r->g.has_window && r->g.last_action != IOLAT_ACT_OFFLINE,
 	   r->g.last_met, 0)
 PROM_GETTER(get_depth, r->g.has_depth,
 	    r->g.depth == IOLAT_DEPTH_MAX ? INFINITY : r->g.depth)
-PROM_EXACT(get_cookie, r->has_group && r->g.cookie, r->g.cookie, 0)
+PROM_EXACT(get_cookie, top_row_cookie(r), top_row_cookie(r), 0)
 PROM_GETTER(get_use_delay, r->g.has_use_delay, r->g.use_delay)	/* < 0: io.cost's */
 PROM_EXACT(get_windows, r->has_group, r->g.windows, 0)
 PROM_EXACT(get_windows_missed, r->has_group, r->g.windows_missed, 0)
@@ -829,8 +904,8 @@ PROM_EXACT(get_limited, r->limited_known, r->limited_ns, 9)
 PROM_GETTER(get_depth_min, r->in.known && r->in.depth_min_known,
 	    r->in.depth_min == IOLAT_DEPTH_MAX ? INFINITY : r->in.depth_min)
 PROM_EXACT(get_children_cookie, r->has_parent, r->p.cookie, 0)
-PROM_EXACT(get_scale_downs, r->has_parent, r->p.scale_downs, 0)
-PROM_EXACT(get_scale_ups, r->has_parent, r->p.scale_ups, 0)
+PROM_EXACT(get_scale_downs, top_row_scalings_known(r), r->p.scale_downs, 0)
+PROM_EXACT(get_scale_ups, top_row_scalings_known(r), r->p.scale_ups, 0)
 
 /*
  * The metrics, in the file's order: the getter, the name, the type, the
@@ -957,6 +1032,11 @@ static void prom_head(FILE *f, const struct top_model *m)
 	for (i = 0; i < IOLAT_FN_NR; i++)
 		fprintf(f, "iolat_function_attached{function=\"%s\"} %d\n", iolat_fn_names[i],
 			m->fns.attached[i]);
+	fprintf(f, "# HELP iolat_state_sampled Without the events: 1 if io.latency's own "
+		"state (depth, use_delay, cookies, culprits) was read through the kernel's BTF "
+		"for this report, 0 if not (no BTF, no data symbols in kallsyms, --no-state; "
+		"stderr says why).\n# TYPE iolat_state_sampled gauge\niolat_state_sampled %d\n",
+		m->sampled);
 }
 
 /* The BPF maps read: how full, what they dropped full, the rows missing. */

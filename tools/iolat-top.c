@@ -21,6 +21,7 @@
 #include "iolat-cgroup.h"
 #include "iolat-fallback.h"
 #include "iolat-iostat.h"
+#include "iolat-state.h"
 #include "iolat-top-model.h"
 #include "iolat-top-output.h"
 #include "iolat-top.skel.h"
@@ -43,6 +44,7 @@ static struct env {
 	bool no_events;		/* --no-events: the fallback, forced */
 	bool no_functions;	/* --no-functions: the fallback without its BPF */
 	bool iostat_files;	/* --iostat-files: no cgroup iterator */
+	bool no_state;		/* --no-state: io.stat mode without the state reader */
 } env = { .interval = 1, .rows = 1000, .sort = TOP_SORT_DEFAULT };
 
 const char *argp_program_version = TOOL " 0.1";
@@ -50,7 +52,7 @@ const char *argp_program_bug_address = "the iolat issue tracker";
 static const char doc[] =
 "Show io.latency's view of each cgroup and device, live.\n"
 "\n"
-"USAGE: " TOOL " [-d DEV] [-c REGEX] [-s KEY] [-r ROWS] [-b] [-j] [--no-events] [--no-functions] [--iostat-files] [interval] [count]\n"
+"USAGE: " TOOL " [-d DEV] [-c REGEX] [-s KEY] [-r ROWS] [-b] [-j] [--no-events] [--no-functions] [--no-state] [--iostat-files] [interval] [count]\n"
 "\n"
 "One row per (device, cgroup) that has an io.latency target, that the\n"
 "controller throttled, or that does IO on a device where io.latency is in\n"
@@ -84,7 +86,7 @@ static const char doc[] =
 "  STATE    ok, throttling (its misses scale its siblings down), throttled\n"
 "           (depth limited), delayed (induced delay on), unknown (no event\n"
 "           since " TOOL " started, and io.stat without blkcg_debug_stats),\n"
-"           unthrottled (io.stat mode: depth max, no delay)\n"
+"           unthrottled (io.stat mode without the state: depth max, no delay)\n"
 "  CHG/s PAID/s  induced delay charged and slept off, ms per second\n"
 "  WAIT/s   bios per second that slept for a depth slot\n"
 "  WAITus   their mean wait over the interval\n"
@@ -112,8 +114,16 @@ static const char doc[] =
 "kernel does not inline them: blkcg_add_delay (delay charged) and\n"
 "blkcg_maybe_throttle_current (delay slept, by the sleeping task's io\n"
 "cgroup); the header, stderr and JSON's functions say which were attached\n"
-"and why not the others.  The rest only the events tell: ? in text, null\n"
-"in JSON, absent with -P.\n"
+"and why not the others.  Where the kernel has BTF and lists its data\n"
+"symbols in /proc/kallsyms, io.latency's own state is read through BTF,\n"
+"one walk a refresh (\"+ state\" in the header, JSON's state_reader; stderr\n"
+"says why not, and --no-state turns it off): DEPTH, STATE (ok and\n"
+"throttling too), use_delay and the pending delay without\n"
+"blkcg_debug_stats, COOKIE, ACCLAT (the accumulated statistic), WINLAT's\n"
+"running average on rotational queues, and a parent's children's cookie\n"
+"and culprit, as sampled at the refresh.  The rest only the events tell\n"
+"(what a sample cannot: windows, scalings, waits, anything between two\n"
+"refreshes): ? in text, null in JSON, absent with -P.\n"
 "\n"
 "EXIT STATUS: 0 ok (a reader of stdout that went away included), 1\n"
 "run-time error (stdout cannot be written, or the last write of -P FILE\n"
@@ -153,6 +163,7 @@ static const char doc[] =
 #define OPT_NO_EVENTS 256
 #define OPT_NO_FUNCTIONS 257
 #define OPT_IOSTAT_FILES 258
+#define OPT_NO_STATE 259
 
 static const struct argp_option opts[] = {
 	{ "device", 'd', "DEV", 0, "Only this disk (nullb0, /dev/nullb0 or MAJ:MIN); a partition is refused (exit 2): io.latency works on whole disks", 0 },
@@ -166,6 +177,7 @@ static const struct argp_option opts[] = {
 	{ "no-events", OPT_NO_EVENTS, NULL, 0, "Do without the iolatency events even if the kernel has them: the io.stat mode a kernel without the series gets (to compare the two)", 0 },
 	{ "no-functions", OPT_NO_FUNCTIONS, NULL, 0, "In the io.stat mode, trace none of the controller's functions: as on a kernel that inlines them (no BPF loaded)", 0 },
 	{ "iostat-files", OPT_IOSTAT_FILES, NULL, 0, "Read each cgroup's io.stat file, not the cgroup iterator's one walk (to compare the two; as where it cannot be loaded)", 0 },
+	{ "no-state", OPT_NO_STATE, NULL, 0, "In the io.stat mode, do not read io.latency's own state through BTF: depth and use_delay from io.stat's debug keys alone, cookies and culprits unknown (to compare the two; as where it cannot be read)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
@@ -229,6 +241,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_IOSTAT_FILES:
 		env.iostat_files = true;
+		break;
+	case OPT_NO_STATE:
+		env.no_state = true;
 		break;
 	case 'v':
 		iolat_verbose = true;
@@ -438,6 +453,74 @@ static void start_iostat(void)
 }
 
 /*
+ * io.latency's own state in the io.stat mode (NULL: not read, and
+ * model.state_why says why), and the buffer its samples go to.
+ */
+static struct iolat_state_reader *state_reader;
+static struct iolat_state *state_buf;
+
+/*
+ * The state reader, unless --no-state; where it cannot run (no BTF, no
+ * data symbols in kallsyms, io.latency not registered...), why goes to
+ * model.state_why, which choose_mode() says, and the rows rest on
+ * io.stat alone, as before it.
+ */
+static void start_state(void)
+{
+	static char why[512];
+
+	if (env.no_state) {
+		snprintf(why, sizeof(why), "off (--no-state)");
+	} else {
+		state_buf = malloc(IOLAT_STATE_MAX * sizeof(*state_buf));
+		if (state_buf)
+			state_reader = iolat_state_open(env.dev, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why), "%s", strerror(ENOMEM));
+	}
+	if (state_reader)
+		return;
+	free(state_buf);
+	state_buf = NULL;
+	model.state_why = why;
+}
+
+/*
+ * This refresh's sample of the state, into the model: a walk that fails
+ * leaves this refresh to io.stat, and is said the first time; a walk
+ * that left groups out, too (their rows show io.stat's figures, and a
+ * parent's culprit among them is unknown).  0 or -ENOMEM.
+ */
+static int state_sample(void)
+{
+	static char why[128];
+	static bool told, told_dropped;
+	struct iolat_state_walk walk;
+	int err;
+
+	if (!state_reader)
+		return 0;
+	err = iolat_state_sample(state_reader, state_buf, IOLAT_STATE_MAX, &walk);
+	if (err) {
+		snprintf(why, sizeof(why), "its walk failed: %s", strerror(-err));
+		model.state_why = why;
+		if (!told)
+			fprintf(stderr, TOOL ": io.latency's state not read (%s): io.stat's "
+				"figures instead, this time and whenever it fails again\n", why);
+		told = true;
+		return 0;
+	}
+	if (walk.dropped && !told_dropped) {
+		told_dropped = true;
+		fprintf(stderr, TOOL ": the walk of io.latency's state left %zu groups out "
+			"(more than it holds, or gone during it): their rows show io.stat's "
+			"figures, and a parent's culprit among them is unknown; said once\n",
+			walk.dropped);
+	}
+	return top_model_add_state(&model, state_buf, walk.count);
+}
+
+/*
  * The terminal's size, for a text view with screen control: read at the
  * start and at the refresh after a SIGWINCH (its handler only sets the
  * flag).  0 lines: not a terminal, or no size known (then no limit).
@@ -483,6 +566,8 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	top_model_begin(&model, &cgroups);
 	if (!err)
 		err = top_model_add_targets(&model, &targets);
+	if (!err)
+		err = state_sample();
 	/* Entries of cgroups and devices that are gone are deleted. */
 	if (!err && obj)
 		err = top_model_add_map(&model, &groups_map, TOP_MAP_GROUPS, &cgroups);
@@ -576,11 +661,21 @@ static int choose_mode(void)
 			"(echo +io > %s/cgroup.subtree_control)\n", why, iolat_cgroup_root());
 		return IOLAT_EXIT_UNSUPPORTED;
 	}
+	start_state();
 	fprintf(stderr, TOOL ": %s: io.stat mode, without the events; "
 		"blkcg_debug_stats %s%s\n", why,
 		model.debug_stats == 1 ? "on" : model.debug_stats ? "unknown" : "off",
-		model.debug_stats == 1 ? "" : " (depth, use_delay and io.stat's latency "
-		"unknown; echo 1 > " IOLAT_DEBUG_STATS_PARAM ")");
+		model.debug_stats == 1 ? "" : state_reader ? " (io.stat's window in "
+		"progress unknown; echo 1 > " IOLAT_DEBUG_STATS_PARAM ")" :
+		" (depth, use_delay and io.stat's latency unknown; echo 1 > "
+		IOLAT_DEBUG_STATS_PARAM ")");
+	if (state_reader)
+		fprintf(stderr, TOOL ": io.latency's state: read through the kernel's BTF, a "
+			"sample a refresh (depth, use_delay, cookies, culprits)\n");
+	else
+		fprintf(stderr, TOOL ": io.latency's state: not read (depth and use_delay only "
+			"from io.stat's debug keys, cookies and culprits unknown): %s\n",
+			model.state_why);
 	return IOLAT_EXIT_OK;
 }
 
@@ -737,6 +832,8 @@ cleanup:
 	iolat_fallback_stop(fb);
 	iolat_iostat_iter_stop(iostat_iter);
 	iolat_iostat_set_free(&iostat_set);
+	iolat_state_close(state_reader);
+	free(state_buf);
 	top_model_free(&model);
 	top_prom_free(&prom);
 	iolat_map_free(&groups_map);

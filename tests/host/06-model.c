@@ -1955,6 +1955,252 @@ static void test_fallback(void)
 	fixture_free(&fx);
 }
 
+/* A record of the state reader's sample: @path's group on @dev. */
+static struct iolat_state sample_rec(const struct fixture *fx, const char *path, __u32 dev,
+				     __u32 depth, __u32 cookie)
+{
+	return (struct iolat_state){
+		.cgroup_id = path ? cgid(&fx->cgs, path) : 987654321,	/* none */
+		.dev = dev,
+		.flags = IOLAT_STATE_SSD | IOLAT_STATE_ONLINE,
+		.depth = depth,
+		.cookie = cookie,
+		.win_ns = 100000000,
+		.children = { .cookie = TOP_DEFAULT_COOKIE },
+	};
+}
+
+/* One io.stat-mode interval with the state reader's @n records @s. */
+static int interval_sample(struct fixture *fx, const struct iolat_state *s, size_t n,
+			   double secs)
+{
+	int err;
+
+	top_model_begin(&fx->m, &fx->cgs);
+	err = top_model_add_targets(&fx->m, &fx->targets);
+	if (!err && s)
+		err = top_model_add_state(&fx->m, s, n);
+	if (!err)
+		err = top_model_add_io(&fx->m);
+	if (!err)
+		err = top_model_compute(&fx->m, secs);
+	top_model_sort(&fx->m, TOP_SORT_PATH);
+	top_model_add_pressure(&fx->m, fx->m.n);
+	return err;
+}
+
+/*
+ * The io.stat mode with the state reader (a stock kernel with BTF and
+ * its data symbols in kallsyms): canned records of a throttled pair as
+ * the walk reads them, blkcg_debug_stats off.  DEPTH, use_delay, COOKIE,
+ * STATE (throttling and ok known), ACCLAT (the accumulated statistic),
+ * WINLAT's running average on a rotational queue, and the parent's
+ * culprit, named on its line, first with it by state; a culprit gone or
+ * unknown said as such; the rows of throttled groups and scaled parents
+ * made as map entries make them.  What a sample cannot tell (windows,
+ * scalings, waits, the interval's lowest depth) stays unknown, never 0.
+ * Then the same tree with no sample (--no-state): unknown again.
+ */
+static void test_fallback_sample(void)
+{
+	struct fixture fx = {};
+	struct iolat_state st[8];
+	struct top_report rep;
+	const char *text, *json, *prom;
+	char line[1024], obj[4096], bad[256] = "";
+	struct top_row *r;
+	size_t n = 0, i;
+	int pass, err = 0;
+	/* MINDEP LIMIT% CHG/s PAID/s WAIT/s WAITus MISSED VERDICT ACTION */
+	static const int unknown_cols[] = { 6, 7, 11, 12, 15, 16, 17, 18, 19 };
+
+	mkcg("/smp");
+	mkcg("/smp/tight");
+	mkcg("/smp/loose");
+	mkcg("/smp/rot");
+	mkcg("/smp2");
+	mkcg("/smp2/a");
+	mkcg("/smp3");
+	put_target("/smp/tight", DEV1, 1000);
+	put_target("/smp2/a", DEV1, 5000);
+	scan(&fx);
+	fixture_filter(&fx, "^/smp");
+	fx.m.mode = TOP_MODE_IOSTAT;
+	fx.m.mode_reason = "--no-events";
+	fx.m.debug_stats = 0;
+	/* The hierarchy's root, unscaled: no row of its own. */
+	st[n++] = sample_rec(&fx, "/", DEV1, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
+	/* The parent, its children scaled for tight (resolved: its id). */
+	st[n] = sample_rec(&fx, "/smp", DEV1, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
+	st[n].flags |= IOLAT_STATE_CULPRIT;
+	st[n].children = (struct iolat_state_children){ .cookie = 999990,
+		.scale_lat_ns = 1000000, .culprit_id = cgid(&fx.cgs, "/smp/tight") };
+	n++;
+	/* tight: 18 of its 20 accumulated bios over target. */
+	st[n] = sample_rec(&fx, "/smp/tight", DEV1, IOLAT_DEPTH_MAX, 999990);
+	st[n].target_ns = 1000000;
+	st[n].cur_samples = 20;
+	st[n].cur_missed = 18;
+	n++;
+	/* loose: held at depth 1, delayed, nothing accumulated. */
+	st[n] = sample_rec(&fx, "/smp/loose", DEV1, 1, 999990);
+	st[n].use_delay = 2;
+	st[n].delay_ns = 3000000;
+	st[n].inflight = 1;
+	n++;
+	/* rot: a rotational queue's group, its running average and mean. */
+	st[n] = sample_rec(&fx, "/smp/rot", DEV1, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
+	st[n].flags = IOLAT_STATE_ONLINE;
+	st[n].lat_avg_ns = 2500000;
+	st[n].cur_samples = 4;
+	st[n].cur_mean_ns = 3000000;
+	n++;
+	/* /st2's culprit freed (stale), /st3's not told (the walk dropped some). */
+	st[n] = sample_rec(&fx, "/smp2", DEV1, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
+	st[n].flags |= IOLAT_STATE_CULPRIT | IOLAT_STATE_CULPRIT_STALE;
+	st[n].children = (struct iolat_state_children){ .cookie = 999995,
+		.scale_lat_ns = 5000000 };
+	n++;
+	st[n] = sample_rec(&fx, "/smp3", DEV1, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
+	st[n].flags |= IOLAT_STATE_CULPRIT | IOLAT_STATE_CULPRIT_UNKNOWN;
+	st[n].children = (struct iolat_state_children){ .cookie = 999998,
+		.scale_lat_ns = 2000000 };
+	n++;
+	/* A throttled group of a cgroup the tree does not know: no row. */
+	st[n++] = sample_rec(&fx, NULL, DEV1, 2, 999990);
+	for (pass = 0; pass < 2; pass++) {
+		/* a parent's io.stat counts its children's IO */
+		put("/smp/io.stat", "%s", iostat_line(DEV1, 16384 * (pass + 1), 4 * (pass + 1), NULL));
+		put("/smp/tight/io.stat", "%s", iostat_line(DEV1, 4096 * (pass + 1), pass + 1, NULL));
+		put("/smp/loose/io.stat", "%s", iostat_line(DEV1, 8192 * (pass + 1), 2 * (pass + 1), NULL));
+		put("/smp/rot/io.stat", "%s", iostat_line(DEV1, 4096 * (pass + 1), pass + 1, NULL));
+		err |= interval_sample(&fx, st, n, 1);
+	}
+	check(!err && fx.m.n == 7 && row(&fx.m, DEV1, "/smp2") && row(&fx.m, DEV1, "/smp3") &&
+	      row(&fx.m, DEV1, "/smp/rot") && !row(&fx.m, DEV1, "/"),
+	      "sample: rows of the targets, the IO, the scaled parents; none for the "
+	      "unscaled root or an unknown cgroup (%zu rows)", fx.m.n);
+	top_model_sort_first(&fx.m, TOP_SORT_STATE, 0);
+	check(fx.m.n > 2 && !strcmp(fx.m.v[0].path, "/smp") &&
+	      !strcmp(fx.m.v[1].path, "/smp/tight") && top_row_grouped(&fx.m, 1) &&
+	      fx.m.v[1].culprit && !strcmp(fx.m.v[1].state, "throttling"),
+	      "sample: by state, the parent first, then the culprit its line names, "
+	      "throttling (%s, %s)", fx.m.n ? fx.m.v[0].path : "-",
+	      fx.m.n > 1 ? fx.m.v[1].path : "-");
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true,
+				   .time = 1764763200.5 };
+	text = strdup(render(top_print_text, &rep));
+	json = strdup(render(top_print_json, &rep));
+	prom = strdup(render(top_print_prom, &rep));
+	if (records)
+		fputs(json, records);
+	check(strstr(text, "mode: io.stat + state (--no-events)\n") &&
+	      strstr(text, "  blkcg_debug_stats off: io.stat's window in progress unknown "
+		     "(WINLAT and SAMP on non-rotational queues)") &&
+	      strstr(text, "  without the events: VERDICT ACTION MINDEP LIMIT% CHG/s PAID/s "
+		     "WAIT/s WAITus MISSED unknown (?); DEPTH ACCLAT COOKIE and culprits as "
+		     "sampled at the refresh\n"),
+	      "sample: the header says the state is sampled, and what stays unknown:\n%.700s",
+	      text);
+	check(strstr(text, "   `- children's cookie 999990 (-10), scaled for /smp/tight, "
+		     "? down / ? up\n") &&
+	      strstr(text, "   `- children's cookie 999995 (-5), scaled for a group gone, "
+		     "? down / ? up\n") &&
+	      strstr(text, "   `- children's cookie 999998 (-2), scaled for a group the walk "
+		     "left out, ? down / ? up\n"),
+	      "sample: the parents' lines name the culprit, gone or unknown, no counts:\n%s",
+	      text);
+	snprintf(line, sizeof(line), "%s", text_row(text, "/smp/tight"));
+	check(!strcmp(field(line, 4), "90%miss") && !strcmp(field(line, 10), "max") &&
+	      !strcmp(field(line, 13), "999990") && !strcmp(field(line, 14), "throttling") &&
+	      !strcmp(field(line, 3), "?") && !strcmp(field(line, 5), "?"),
+	      "sample: tight's ACCLAT 90%%miss, DEPTH max, COOKIE, throttling; WINLAT, "
+	      "SAMP unknown: %s", line);
+	snprintf(line, sizeof(line), "%s", text_row(text, "/smp/loose"));
+	check(!strcmp(field(line, 4), "-") && !strcmp(field(line, 10), "1") &&
+	      !strcmp(field(line, 13), "999990") && !strcmp(field(line, 14), "delayed"),
+	      "sample: loose's ACCLAT - (nothing accumulated), DEPTH 1, COOKIE, delayed: %s",
+	      line);
+	for (i = 0; i < sizeof(unknown_cols) / sizeof(*unknown_cols); i++)
+		if (strcmp(field(line, unknown_cols[i]), "?"))
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), " col%d=%s",
+				 unknown_cols[i], field(line, unknown_cols[i]));
+	check(!*bad, "sample: what a sample cannot tell is '?'%s: %s", bad, line);
+	snprintf(line, sizeof(line), "%s", text_row(text, "/smp/rot"));
+	check(!strcmp(field(line, 3), "2500us") && !strcmp(field(line, 4), "3000us") &&
+	      !strcmp(field(line, 14), "ok"),
+	      "sample: rot's WINLAT the running average, ACCLAT the mean, ok: %s", line);
+	check(strstr(json, "\"functions\":{\"blkcg_add_delay\":\"not attached\","
+		     "\"blkcg_maybe_throttle_current\":\"not attached\"},\"state_reader\":\"used\",") != NULL,
+	      "sample: JSON's state_reader used: %.300s", json);
+	snprintf(obj, sizeof(obj), "%s", json_row(json, "/smp/loose"));
+	check(strstr(obj, "\"depth\":1,\"cookie\":999990,\"state\":\"delayed\",\"use_delay\":2,") &&
+	      strstr(obj, "\"iostat_debug\":null,\"sample\":{\"inflight\":1,\"delay_ms\":3.000,"
+		     "\"win_ms\":100,\"lat_avg_us\":null,\"acc_samples\":0,\"acc_missed\":0,"
+		     "\"acc_mean_us\":null},\"interval\":null") &&
+	      strstr(obj, "\"window\":null") && strstr(obj, "\"throttled_bios\":null") &&
+	      strstr(obj, "\"delay_charged_ms\":null") && !strstr(obj, "scale_skips"),
+	      "sample: loose's depth, cookie, use_delay, its sample; no window or counter: %s",
+	      obj);
+	snprintf(obj, sizeof(obj), "%s", json_row(json, "/smp/rot"));
+	check(strstr(obj, "\"sample\":{\"inflight\":0,\"delay_ms\":0.000,\"win_ms\":100,"
+		     "\"lat_avg_us\":2500,\"acc_samples\":4,\"acc_missed\":null,"
+		     "\"acc_mean_us\":3000}") != NULL,
+	      "sample: rot's running average and accumulated mean: %s", obj);
+	snprintf(obj, sizeof(obj), "%s", json_row(json, "/smp"));
+	snprintf(line, sizeof(line), "\"children\":{\"cookie\":999990,\"culprit\":\"/smp/tight\","
+		 "\"culprit_id\":%llu,\"scale_lat_us\":1000,\"culprit_status\":\"named\","
+		 "\"scale_downs\":null,\"scale_ups\":null,\"timer_ups\":null,"
+		 "\"culprits_forgotten\":null,\"resets\":null,\"last_scale\":null,"
+		 "\"last_scale_by\":null}",
+		 (unsigned long long)cgid(&fx.cgs, "/smp/tight"));
+	check(strstr(obj, line) != NULL,
+	      "sample: the parent's children: cookie, culprit, its id and target; counts null: %s",
+	      obj);
+	check(strstr(json_row(json, "/smp2"), "\"children\":{\"cookie\":999995,\"culprit\":null,"
+		     "\"culprit_id\":null,\"scale_lat_us\":5000,\"culprit_status\":\"gone\",") &&
+	      strstr(json_row(json, "/smp3"), "\"culprit_id\":null,\"scale_lat_us\":2000,"
+		     "\"culprit_status\":\"unknown\","),
+	      "sample: a culprit gone and one unknown: no id, the target, which: %s",
+	      json_row(json, "/smp2"));
+	check(strstr(prom, "iolat_state_sampled 1\n") &&
+	      strstr(prom, "iolat_scale_cookie{device=\"4000:1\",cgroup=\"/smp/tight\"} 999990\n") &&
+	      strstr(prom, "iolat_children_scale_cookie{device=\"4000:1\",cgroup=\"/smp\"} 999990\n") &&
+	      strstr(prom, "iolat_depth{device=\"4000:1\",cgroup=\"/smp/loose\"} 1\n") &&
+	      strstr(prom, "iolat_use_delay{device=\"4000:1\",cgroup=\"/smp/loose\"} 2\n") &&
+	      !strstr(prom, "iolat_scale_downs_total{") && !strstr(prom, "iolat_windows_total{") &&
+	      !strstr(prom, "iolat_depth_min{") && !strstr(prom, "iolat_depth_limited_seconds_total{"),
+	      "sample: -P has depth, use_delay, cookies; no counts, nothing of the interval:\n%s",
+	      prom);
+	free((void *)text);
+	free((void *)json);
+	free((void *)prom);
+
+	/* No sample (--no-state): as the io.stat mode was before the reader. */
+	fx.m.state_why = "off (--no-state)";
+	err = interval_sample(&fx, NULL, 0, 1);
+	text = strdup(render(top_print_text, &rep));
+	json = strdup(render(top_print_json, &rep));
+	prom = strdup(render(top_print_prom, &rep));
+	if (records)
+		fputs(json, records);
+	r = row(&fx.m, DEV1, "/smp/loose");
+	check(!err && row(&fx.m, DEV1, "/smp") && !row(&fx.m, DEV1, "/smp")->has_parent &&
+	      !row(&fx.m, DEV1, "/smp2") && r && !r->st && !r->g.has_depth &&
+	      !strcmp(r->state, "unknown") && strstr(text, "mode: io.stat only (--no-events)\n") &&
+	      strstr(json, "\"state_reader\":\"off (--no-state)\",") &&
+	      strstr(prom, "iolat_state_sampled 0\n"),
+	      "no sample: no parent's children, no row of a parent without IO, loose unknown, said in the header, JSON and -P");
+	check_unknowns(text, json, "/smp/tight", "no sample");
+	check_unknowns(text, json, "/smp/loose", "no sample");
+	check(strstr(json_row(json, "/smp/loose"), "\"sample\":null") != NULL,
+	      "no sample: loose's sample null: %s", json_row(json, "/smp/loose"));
+	free((void *)text);
+	free((void *)json);
+	free((void *)prom);
+	fixture_free(&fx);
+}
+
 /* One io.stat-mode interval with the fallback's map entries @d of @k. */
 static int interval_fb(struct fixture *fx, const struct iolat_key *k,
 		       const struct iolat_delay *d, int n, double secs)
@@ -2044,8 +2290,8 @@ static void test_fallback_functions(void)
 	      "fallback functions: the header names the functions, CHG/s PAID/s not unknown:\n%.600s",
 	      text);
 	check(strstr(json, "\"debug_stats\":false,\"cgroupns\":false,\"functions\":{\"blkcg_add_delay\":\"attached\","
-		     "\"blkcg_maybe_throttle_current\":\"attached\"},\"interval_s\":1.000,"
-		     "\"lost_events\":2,") != NULL,
+		     "\"blkcg_maybe_throttle_current\":\"attached\"},\"state_reader\":\"not read\","
+		     "\"interval_s\":1.000,\"lost_events\":2,") != NULL,
 	      "fallback functions: JSON functions attached, lost_events counted: %.300s", json);
 	check(strstr(json_row(json, "/fn/loose"), "\"delay_charged_ms_per_s\":0.000,"
 		     "\"delay_paid_ms_per_s\":0.000,\"throttled_bios_per_s\":null,"
@@ -4203,6 +4449,57 @@ static void test_state_order_scale(void)
 	fixture_free(&fx);
 }
 
+/*
+ * The sample at scale: 10,000 rows, 20,000 records (two devices), each
+ * row's group found through the records' table, in about the time a
+ * refresh takes without them.  A search of the records for each row
+ * would be 2 x 10^8 comparisons a refresh.
+ */
+static void test_sample_scale(void)
+{
+	enum { N = 10000 };
+	struct fixture fx = {};
+	struct iolat_state *st = calloc(2 * N, sizeof(*st));
+	struct timespec t;
+	double without, with;
+	char path[64];
+	size_t i, found = 0;
+
+	mkcg("/ss");
+	for (i = 0; i < N; i++) {
+		snprintf(path, sizeof(path), "/ss/g%05zu", i);
+		mkcg(path);
+		put_target(path, DEV1, 1000);
+	}
+	scan(&fx);
+	fixture_filter(&fx, "^/ss/");
+	fx.m.mode = TOP_MODE_IOSTAT;
+	for (i = 0; i < N; i++) {
+		snprintf(path, sizeof(path), "/ss/g%05zu", (i * 7919) % N);
+		st[2 * i] = sample_rec(&fx, path, DEV2, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
+		st[2 * i + 1] = sample_rec(&fx, path, DEV1, 1 + i % 8, 999990);
+	}
+	refresh_rows(&fx, NULL);	/* the buffers made once */
+	ms_lap(&t);
+	refresh_rows(&fx, NULL);
+	without = ms_lap(&t);
+	top_model_begin(&fx.m, &fx.cgs);
+	top_model_add_targets(&fx.m, &fx.targets);
+	top_model_add_state(&fx.m, st, 2 * N);
+	top_model_compute(&fx.m, 1);
+	with = ms_lap(&t);
+	for (i = 0; i < fx.m.n; i++)
+		found += fx.m.v[i].st && fx.m.v[i].st->dev == DEV1 &&
+			 fx.m.v[i].st->cgroup_id == fx.m.v[i].cgid && fx.m.v[i].g.depth < 9;
+	printf("     %d rows, %d records: a refresh %.2f ms without the sample, %.2f ms with\n",
+	       N, 2 * N, without, with);
+	check(fx.m.n == N && found == N && with < without + 50,
+	      "sample at %d rows: each row's record found (%zu), %.2f ms more than without",
+	      N, found, with - without);
+	free(st);
+	fixture_free(&fx);
+}
+
 /* blk_cgroup's parameter read as on, off, unknown; io.pressure parsed. */
 static void test_debug_param(void)
 {
@@ -4588,6 +4885,7 @@ int main(int argc, char **argv)
 	test_descriptors();
 	test_fallback();
 	test_fallback_functions();
+	test_fallback_sample();
 	test_fns_check();
 	test_debug_param();
 	test_map_batch();
@@ -4610,5 +4908,6 @@ int main(int argc, char **argv)
 	test_many_devices();
 	test_state_order();
 	test_state_order_scale();
+	test_sample_scale();
 	return check_done();
 }
