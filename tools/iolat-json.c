@@ -887,6 +887,7 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 		r.paid_ms = num_v(k[R_PAID_MS], 0);
 		r.iostat_mode = iostat_mode;
 		if (k[R_IOSTAT_DEBUG] && k[R_IOSTAT_DEBUG]->type == IJ_OBJ) {
+			r.has_iostat_debug = true;
 			row_fields(k[R_IOSTAT_DEBUG], OBJ_DEBUG, k);
 			r.has_io_missed = k[D_TOTAL] && k[D_TOTAL]->type == IJ_NUM;
 			r.io_missed = u64_v(k[D_MISSED]);

@@ -550,7 +550,8 @@ int why_model_row(struct why_model *m, const struct why_row *r)
 	}
 	if (r->iostat_mode) {
 		m->iostat_rows++;
-		m->iostat_debug_rows += r->depth_known;
+		m->iostat_debug_rows += r->has_iostat_debug;
+		m->iostat_depth_rows += r->depth_known;
 		if (iostat_sample(c, r))
 			return -ENOMEM;
 	}

@@ -112,11 +112,13 @@ struct why_row {
 	/*
 	 * iolat-top's io.stat mode (a kernel without the events, or
 	 * --no-events): no window, no counters; io.stat's debug keys when
-	 * blkcg_debug_stats was on - the window in progress's missed and
-	 * total (non-rotational) or the running average avg_lat (rotational).
+	 * blkcg_debug_stats was on (has_iostat_debug) - the window in
+	 * progress's missed and total (non-rotational) or the running
+	 * average avg_lat (rotational).  Its depth and use_delay come from
+	 * those keys or from the state reader's sample, which has no window.
 	 */
 	bool iostat_mode;
-	bool has_io_missed, has_avg_lat;
+	bool has_iostat_debug, has_io_missed, has_avg_lat;
 	__u64 io_missed, io_total, avg_lat_us;
 	/* The names last, as in struct why_event (48 KiB of a row). */
 	char device[WHY_DEV_LEN];
@@ -235,10 +237,12 @@ struct why_model {
 	size_t events, rows;
 	__u64 lost[WHY_SRC_NR];
 	/*
-	 * iolat-top rows from its io.stat mode, and of those rows with
-	 * blkcg_debug_stats' depth: what the rules can check without events.
+	 * iolat-top rows from its io.stat mode, of those rows with
+	 * blkcg_debug_stats' keys (io.stat's windows in progress), and with
+	 * a depth and use_delay (those keys', or the state reader's): what
+	 * the rules can check without events.
 	 */
-	size_t iostat_rows, iostat_debug_rows;
+	size_t iostat_rows, iostat_debug_rows, iostat_depth_rows;
 	/*
 	 * Without the events: which tool ran on the controller's functions
 	 * (iolat-snoop's "mode" record, iolat-top's "functions"), and whether

@@ -1153,11 +1153,14 @@ unsigned int why_rules_unchecked(const struct why_model *m)
 	bits = BIT(WHY_TEN_PERCENT) | BIT(WHY_NO_CHARGE) | BIT(WHY_FLAPPING) |
 	       BIT(WHY_SLOW_RECOVERY) | BIT(WHY_COOKIE_FLOOR) | BIT(WHY_TIGHTER_OWNS) |
 	       BIT(WHY_GHOST_CULPRIT);
-	/* io.stat's debug keys stand in for windows and depths */
+	/*
+	 * io.stat's debug keys stand in for windows and depths; the state
+	 * reader's sample has depths, but no window
+	 */
 	if (!m->iostat_debug_rows)
 		bits |= BIT(WHY_UNREACHABLE) | BIT(WHY_NOTHING_TO_THROTTLE);
-	/* blkcg_add_delay's charges, and io.stat's use_delay: no_charge's inputs */
-	if (m->fn_charges && m->iostat_debug_rows)
+	/* blkcg_add_delay's charges, and use_delay (either's): no_charge's inputs */
+	if (m->fn_charges && m->iostat_depth_rows)
 		bits &= ~BIT(WHY_NO_CHARGE);
 	return bits;
 }

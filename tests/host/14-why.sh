@@ -229,6 +229,12 @@ fallback nodebug depth_unknown "$events_only unreachable_target nothing_to_throt
 fallback_fn=${events_only/no_charge_without_target /}
 fallback swap no_charge_without_target "$fallback_fn"
 fallback swap-nofn "" "$events_only"
+# The state reader's sample, debug stats off: depths and use_delay known,
+# so no depth_unknown, but no window: unreachable_target and
+# nothing_to_throttle stay unchecked; with the charges,
+# no_charge_without_target is checked, and found.
+fallback state "" "$events_only unreachable_target nothing_to_throttle"
+fallback swap-state no_charge_without_target "$fallback_fn unreachable_target nothing_to_throttle"
 # The charges from iolat-snoop's records instead (charge in its "logs").
 fallback swap-snoop no_charge_without_target "$fallback_fn" \
 	--snoop "$D/fallback-swap.snoop.json" --top "$D/fallback-swap-nofn.top.json"

@@ -24,6 +24,11 @@
 #   swap         debug on, both functions attached
 #   swap-nofn    the same, neither attached: the delay unknown
 #   swap.snoop   iolat-snoop -a: the charges and sleeps of hog-loose
+# And with the state reader (io.latency's own state through BTF), debug
+# stats off: depths, use_delay, cookies and the parent's culprit from its
+# sample, no window:
+#   state        the unreachable workload, neither function attached
+#   swap-state   the swap, both attached
 # Run it again after a change to iolat-top's or iolat-snoop's JSON.
 set -eu
 cd "$(dirname "$0")"
@@ -32,6 +37,7 @@ INLINED='{"blkcg_add_delay":"not in /proc/kallsyms (inlined)","blkcg_maybe_throt
 ATTACHED='{"blkcg_add_delay":"attached","blkcg_maybe_throttle_current":"attached"}'
 FUNCS=$INLINED
 DZ=null		# the delay's keys in a row without its own: 0.000 when attached
+STATE=		# set: the state reader was used (state_reader, each row's sample)
 
 # row CGROUP ID TARGET IOPS DEPTH STATE USE_DELAY PSI_SOME PSI_FULL DEBUG
 #     [WRITE_MBPS CHG/s PAID/s CHARGED PAID]: DEBUG is the iostat_debug
@@ -46,12 +52,32 @@ row() {
 debug() { # MISSED TOTAL DELAY_MS
 	printf '{"delay_ms":%s,"avg_lat_us":null,"win_ms":null,"missed":%s,"total":%s}' "$3" "$1" "$2"
 }
+sample() { # INFLIGHT DELAY_MS ACC_SAMPLES ACC_MISSED: the state reader's, non-rotational
+	printf '{"inflight":%s,"delay_ms":%s,"win_ms":100,"lat_avg_us":null,"acc_samples":%s,"acc_missed":%s,"acc_mean_us":null}' \
+		"$1" "$2" "$3" "$4"
+}
+# children COOKIE CULPRIT ID: a parent's, from the state reader's sample
+# (its counts null: a sample counts nothing)
+children() {
+	printf '{"cookie":%s,"culprit":"%s","culprit_id":%s,"scale_lat_us":1000,"culprit_status":"named","scale_downs":null,"scale_ups":null,"timer_ups":null,"culprits_forgotten":null,"resets":null,"last_scale":null,"last_scale_by":null}' \
+		"$1" "$2" "$3"
+}
+# srow COOKIE SAMPLE CHILDREN ROW-ARGS...: row() with the state reader's
+# cookie and sample, and a parent's children ("": none)
+srow() {
+	local cookie=$1 smp=$2 ch=$3 r
+	shift 3
+	r=$(row "$@")
+	r=${r/\"cookie\":null/\"cookie\":$cookie}
+	r=${r%\"interval\":null\}}
+	printf '%s"sample":%s,"interval":null%s}' "$r" "$smp" "${ch:+,\"children\":$ch}"
+}
 report() { # SECS DEBUG_STATS ROWS...: FUNCS the functions object
 	local t=$1 dbg=$2 sep= r lost=null
 	shift 2
 	[ "$FUNCS" = "$INLINED" ] || lost=0
-	printf '{"schema":1,"tool":"iolat-top","time":%s.000,"mode":"iostat","mode_reason":"this kernel has no iolatency tracepoints","debug_stats":%s,"functions":%s,"interval_s":1.000,"lost_events":%s,"rows_total":%d,"rows_shown":%d,"cgroups":[' \
-		"$((T0 + t))" "$dbg" "$FUNCS" "$lost" $# $#
+	printf '{"schema":1,"tool":"iolat-top","time":%s.000,"mode":"iostat","mode_reason":"this kernel has no iolatency tracepoints","debug_stats":%s,"functions":%s%s,"interval_s":1.000,"lost_events":%s,"rows_total":%d,"rows_shown":%d,"cgroups":[' \
+		"$((T0 + t))" "$dbg" "$FUNCS" "${STATE:+,\"state_reader\":\"used\"}" "$lost" $# $#
 	for r in "$@"; do
 		printf '%s%s' "$sep" "$r"
 		sep=,
@@ -117,6 +143,45 @@ swap() { # FILE FUNCS
 }
 swap fallback-swap.top.json "$ATTACHED"
 swap fallback-swap-nofn.top.json "$INLINED"
+
+# state: the unreachable workload, debug stats off, with the state
+# reader: loose at depth 1 and delayed, tight throttling its siblings
+# (the parent names it), the cookie at 999984; no window, no count.
+STATE=1 FUNCS=$INLINED DZ=null
+out=fallback-state.top.json
+: >"$out"
+for s in $(seq 1 20); do
+	case $s in 1) d=4 st=throttled ud=0 dl=0.000 ;; 2) d=2 st=throttled ud=0 dl=0.000 ;;
+		*) d=1 st=delayed ud=$((s < 8 ? s - 2 : 5)) dl=12.500 ;; esac
+	report "$s" false \
+		"$(srow 1000000 "$(sample 0 0.000 0 0)" "$(children 999984 /iolat-p/tight 301)" \
+			/iolat-p 300 null $((620 + s)) '"max"' ok 0 null null null)" \
+		"$(srow 999984 "$(sample 16 0.000 18 17)" "" \
+			/iolat-p/tight 301 1000 $((20 + s % 3)) '"max"' throttling 0 61.20 58.90 null)" \
+		"$(srow 999984 "$(sample 1 "$dl" 0 0)" "" \
+			/iolat-p/loose 302 null $((600 - 5 * (s < 10 ? s : 10))) "$d" "$st" "$ud" 4.10 0.00 null)" >>"$out"
+done
+
+# swap-state: the swap, debug stats off, the functions attached and the
+# state reader: hog-none delayed at depth 1 (use_delay from the sample),
+# never charged; hog-loose charged and paying.
+FUNCS=$ATTACHED DZ=0.000
+out=fallback-swap-state.top.json
+: >"$out"
+for s in $(seq 1 20); do
+	c=$((40 * (s - 1))).000 p=$((30 * (s - 1))).000 rate=40.000 prate=30.000
+	[ "$s" = 1 ] && rate=0.000 prate=0.000
+	report "$s" false \
+		"$(srow 1000000 "$(sample 0 0.000 0 0)" "" \
+			/iolat-h 929 null $((400 + s)) '"max"' ok 0 null null null)" \
+		"$(srow 1000000 "$(sample 2 0.000 20 1)" "" \
+			/iolat-h/tight 930 1000 $((150 + s % 3)) '"max"' ok 0 2.10 0.80 null)" \
+		"$(srow 1000000 "$(sample 4 45.000 0 0)" "" \
+			/iolat-h/hog-loose 932 10000 120 1 delayed 2 30.50 12.00 null 6.000 "$rate" "$prate" "$c" "$p")" \
+		"$(srow 1000000 "$(sample 3 0.000 0 0)" "" \
+			/iolat-h/hog-none 933 null 110 1 delayed 3 35.00 15.00 null 8.000 0.000 0.000 0.000 0.000)" >>"$out"
+done
+STATE=
 
 # iolat-snoop -a -j on the same kernel: the mode, then hog-loose's
 # charges (4 a second, 10 ms each) and dd's sleeps (30 ms a second).
