@@ -4,15 +4,22 @@
 # without the series shows - io.stat, io.latency, io.pressure - and
 # reports the rest as unknown (null), never 0 or ok.  Run twice, with
 # blkcg_debug_stats off and on; prints a comparison of the two modes.
-# Each time three runs over the same seconds: the events, the io.stat
+# Each time four runs over the same seconds: the events, the io.stat
 # mode with --no-functions (a kernel that inlines the controller's
-# functions: no BPF), and the io.stat mode with blkcg_add_delay and
-# blkcg_maybe_throttle_current attached.  The noisy neighbour charges no
-# delay (loose's bios are its own, not root-issued): there the functions
-# must say 0, as the events do.  Then the swap scenario of
-# tracepoints/05-delay-swap, which does charge it: the functions' delay
-# charged and paid against the events', iolat-snoop --no-events's charge
-# and sleep records, and iolat-why -D --no-events on them.
+# functions: no BPF), the io.stat mode with blkcg_add_delay and
+# blkcg_maybe_throttle_current attached - both with --no-state, the
+# io.stat mode as it is where the state reader cannot run - and the
+# io.stat mode with --no-functions and the state reader (io.latency's
+# own state through BTF, a sample a refresh): DEPTH, use_delay, COOKIE
+# and the parent's culprit known with debug stats off too, agreeing with
+# the events and with io.stat's debug keys, the culprit after its parent
+# as the events put it; what a sample cannot tell still unknown.  The
+# noisy neighbour charges no delay (loose's bios are its own, not
+# root-issued): there the functions must say 0, as the events do.  Then
+# the swap scenario of tracepoints/05-delay-swap, which does charge it:
+# the functions' delay charged and paid against the events', iolat-snoop
+# --no-events's charge and sleep records, and iolat-why -D --no-events on
+# them.
 . "$IOLAT_REPO/tests/lib.sh"
 need_tools
 
@@ -35,7 +42,7 @@ wait_for 120 loose_at_1 || fail "loose never reached depth 1"
 
 # compare LABEL: both modes side by side, from the last report of each.
 compare() {
-	local ev fb cg
+	local ev fb cg st
 	ev=$(tail -1 /tmp/fb-events.json)
 	fb=$(tail -1 /tmp/fb-iostat.json)
 	echo "== $1: events | io.stat mode"
@@ -52,23 +59,86 @@ compare() {
 			"$(echo "$fb" | row "$cg" | jq -r .io_pressure_some_pct)"
 	done
 	echo "   what only the events showed: $(echo "$ev" | row /iolat-p | jq -c '.children | {cookie, culprit, scale_downs}'), loose $(echo "$ev" | row /iolat-p/loose | jq -c '{cookie, throttled_bios_per_s, delay_charged_ms_per_s, interval: .interval.limited_pct}')"
+	st=$(tail -1 /tmp/fb-state.json)
+	echo "   with the state: $(echo "$st" | row /iolat-p | jq -c '.children | {cookie, culprit, culprit_status}'), loose $(echo "$st" | row /iolat-p/loose | jq -c '{depth, use_delay, cookie, state, sample}'), tight $(echo "$st" | row /iolat-p/tight | jq -c '{depth, cookie, state, sample}')"
 }
 
-# run SECS: the three at once, over the same seconds.
+# run SECS: the four at once, over the same seconds.
 run() {
 	"$TOOLS/iolat-top" -j -d iolat0 1 "$1" >/tmp/fb-events.json 2>/tmp/fb-events.err &
 	local ev=$!
-	"$TOOLS/iolat-top" --no-events --no-functions -j -d iolat0 1 "$1" \
+	"$TOOLS/iolat-top" --no-events --no-functions --no-state -j -d iolat0 1 "$1" \
 		>/tmp/fb-iostat.json 2>/tmp/fb-iostat.err &
 	local fb=$!
-	"$TOOLS/iolat-top" --no-events -j -d iolat0 1 "$1" >/tmp/fb-fn.json 2>/tmp/fb-fn.err &
+	"$TOOLS/iolat-top" --no-events --no-state -j -d iolat0 1 "$1" \
+		>/tmp/fb-fn.json 2>/tmp/fb-fn.err &
 	local fn=$!
+	"$TOOLS/iolat-top" --no-events --no-functions -j -d iolat0 1 "$1" \
+		>/tmp/fb-state.json 2>/tmp/fb-state.err &
+	local st=$!
 	wait $ev || fail "iolat-top (events) exited $?: $(cat /tmp/fb-events.err)"
-	wait $fb || fail "iolat-top --no-events --no-functions exited $?: $(cat /tmp/fb-iostat.err)"
-	wait $fn || fail "iolat-top --no-events exited $?: $(cat /tmp/fb-fn.err)"
+	wait $fb || fail "iolat-top --no-events --no-functions --no-state exited $?: $(cat /tmp/fb-iostat.err)"
+	wait $fn || fail "iolat-top --no-events --no-state exited $?: $(cat /tmp/fb-fn.err)"
+	wait $st || fail "iolat-top --no-events --no-functions exited $?: $(cat /tmp/fb-state.err)"
 	[ "$(wc -l </tmp/fb-iostat.json)" = "$1" ] || fail "--no-events: $(wc -l </tmp/fb-iostat.json) reports, want $1"
 	[ "$(wc -l </tmp/fb-fn.json)" = "$1" ] || fail "--no-events (functions): $(wc -l </tmp/fb-fn.json) reports, want $1"
-	cat /tmp/fb-iostat.json /tmp/fb-fn.json | jqe true >/dev/null || fail "--no-events printed invalid JSON"
+	[ "$(wc -l </tmp/fb-state.json)" = "$1" ] || fail "--no-events (state): $(wc -l </tmp/fb-state.json) reports, want $1"
+	cat /tmp/fb-iostat.json /tmp/fb-fn.json /tmp/fb-state.json | jqe true >/dev/null ||
+		fail "--no-events printed invalid JSON"
+}
+
+# state_checks LABEL: the io.stat mode with the state reader says so
+# (stderr, state_reader) where --no-state says it is off; its last report
+# has loose's depth 1, use_delay and cookie, tight throttling with its
+# cookie, the parent's children's cookie below the default and tight as
+# their culprit (by path and id, as the events name it), the parent and
+# tight the first two rows as the events order them; what a sample
+# cannot tell (windows, scalings, waits, the interval) null.
+SAMPLE_UNKNOWN='.window == null and .interval == null and .throttled_bios == null and
+	.throttled_bios_per_s == null and .delay_charged_ms == null and .delay_paid_ms == null and
+	(has("scale_skips") | not) and
+	((has("children") | not) or (.children.scale_downs == null and
+		.children.scale_ups == null and .children.last_scale == null))'
+state_checks() {
+	local st ev tight sl sp ep
+	grep -q "io.latency's state: read through the kernel's BTF" /tmp/fb-state.err ||
+		fail "$1: the state reader not used: $(cat /tmp/fb-state.err)"
+	grep -q "io.latency's state: not read .*: off (--no-state)" /tmp/fb-iostat.err ||
+		fail "$1: --no-state not said: $(cat /tmp/fb-iostat.err)"
+	st=$(tail -1 /tmp/fb-state.json)
+	ev=$(tail -1 /tmp/fb-events.json)
+	tight=$(cg_id iolat-p/tight)
+	echo "$st" | jqe '.mode == "iostat" and .mode_reason == "--no-events" and
+		.state_reader == "used" and .lost_events == null' >/dev/null ||
+		fail "$1: state's record head: $(echo "$st" | head -c 400)"
+	tail -1 /tmp/fb-iostat.json | jqe '.state_reader == "off (--no-state)"' >/dev/null ||
+		fail "$1: --no-state's record head: $(tail -1 /tmp/fb-iostat.json | head -c 400)"
+	echo "$st" | jqe "[.cgroups[] | select(($SAMPLE_UNKNOWN) | not)] | length == 0" >/dev/null ||
+		fail "$1: with the state, a count or a window not null: $st"
+	sl=$(echo "$st" | row /iolat-p/loose)
+	echo "$sl" | jqe '.depth == 1 and .use_delay != null and .cookie < 1000000 and
+		.sample.inflight != null and .sample.acc_samples != null and
+		(.state == "delayed" or .state == "throttled")' >/dev/null ||
+		fail "$1: loose with the state: $sl"
+	echo "$st" | row /iolat-p/tight | jqe '.depth == "max" and .cookie != null and
+		.state == "throttling" and .target_us == 1000' >/dev/null ||
+		fail "$1: tight with the state: $(echo "$st" | row /iolat-p/tight)"
+	sp=$(echo "$st" | row /iolat-p)
+	ep=$(echo "$ev" | row /iolat-p)
+	echo "$sp" | jqe --argjson t "$tight" --argjson e "$ep" '.children.cookie < 1000000 and
+		.children.culprit == "/iolat-p/tight" and .children.culprit_id == $t and
+		.children.culprit_status == "named" and .children.scale_lat_us == 1000 and
+		.children.culprit == $e.children.culprit and .children.culprit_id == $e.children.culprit_id and
+		$e.children.cookie < 1000000' >/dev/null ||
+		fail "$1: the parent's children with the state: $(echo "$sp" | jq -c .children), events: $(echo "$ep" | jq -c .children)"
+	# loose follows the cookie it last saw: the children's, or a step or two behind
+	[ $(( $(echo "$sp" | jq .children.cookie) - $(echo "$sl" | jq .cookie) )) -le 4 ] ||
+		fail "$1: loose's cookie far from its parent's children's: $sl / $sp"
+	echo "$st" | jqe '[.cgroups[].cgroup] | .[0] == "/iolat-p" and .[1] == "/iolat-p/tight"' >/dev/null ||
+		fail "$1: with the state, not the parent then its culprit first: $(echo "$st" | jq -c '[.cgroups[].cgroup]')"
+	echo "$ev" | jqe '[.cgroups[].cgroup] | index("/iolat-p/tight") == index("/iolat-p") + 1' >/dev/null ||
+		fail "$1: the events do not put the culprit after its parent: $(echo "$ev" | jq -c '[.cgroups[].cgroup]')"
+	note "$1, state: loose $(echo "$sl" | jq -c '{depth, use_delay, cookie, state, sample}'), parent $(echo "$sp" | jq -c '.children | {cookie, culprit, culprit_status}')"
 }
 
 # functions_checks LABEL: the io.stat mode with the functions attached
@@ -119,6 +189,10 @@ echo "$last" | row /iolat-p/loose | jqe '.depth == null and .use_delay == null a
 	fail "debug off: loose: $(echo "$last" | row /iolat-p/loose)"
 echo "$last" | row /iolat-p/tight | jqe '.target_us == 1000 and .iops > 0' >/dev/null ||
 	fail "debug off: tight: $(echo "$last" | row /iolat-p/tight)"
+state_checks "blkcg_debug_stats off"
+# Without debug stats the state's depth is the only one: io.stat has none.
+tail -1 /tmp/fb-state.json | row /iolat-p/loose | jqe '.iostat_debug == null' >/dev/null ||
+	fail "debug off: io.stat's debug keys with the state: $(tail -1 /tmp/fb-state.json | row /iolat-p/loose)"
 # PSI where the kernel has it (CONFIG_PSI, psi not 0)
 if cat "$CG/iolat-p/tight/io.pressure" >/dev/null 2>&1; then
 	echo "$last" | row /iolat-p/tight | jqe '.io_pressure_some_pct >= 0 and .io_pressure_full_pct >= 0' >/dev/null ||
@@ -142,6 +216,12 @@ jqe '(.unchecked | index("unreachable_target")) and (.unchecked | index("flappin
 	([.findings[].rule] - ["depth_unknown", "target_not_as_meant"] | length == 0)' </tmp/fb-why.json >/dev/null ||
 	fail "iolat-why on the debug-off recording: $(cat /tmp/fb-why.json)"
 note "iolat-why, debug off: unchecked $(jq -c .unchecked /tmp/fb-why.json), found $(jq -c '[.findings[].rule]' /tmp/fb-why.json)"
+# On the state's recording: depths known, so no depth_unknown; still no
+# window (io.stat's debug keys are off), so unreachable_target unchecked.
+"$TOOLS/iolat-why" -j --top /tmp/fb-state.json >/tmp/fb-why-state.json
+jqe '(.unchecked | index("unreachable_target")) and
+	([.findings[].rule] | index("depth_unknown") | not)' </tmp/fb-why-state.json >/dev/null ||
+	fail "iolat-why on the state's debug-off recording: $(cat /tmp/fb-why-state.json)"
 
 # ---- blkcg_debug_stats on: depth, use_delay, io.stat's window ----
 debug_stats 1
@@ -167,6 +247,17 @@ fi_=$(echo "$fl" | jq .iops)
 ei=$(echo "$el" | jq .iops)
 awk -v a="$fi_" -v b="$ei" 'BEGIN { exit !(a > 0 && b > 0 && a / b > 0.5 && a / b < 2) }' ||
 	fail "loose IOPS: io.stat mode $fi_, events mode $ei"
+state_checks "blkcg_debug_stats on"
+# The state's depth and use_delay as io.stat's debug keys say them (the
+# --no-state run's, over the same seconds), and the events'.
+sl=$(tail -1 /tmp/fb-state.json | row /iolat-p/loose)
+echo "$sl" | jqe --argjson f "$fl" --argjson e "$el" '.depth == $f.depth and .depth == $e.depth and
+	.state == "delayed" and $f.state == "delayed" and .use_delay >= 1 and
+	.iostat_debug.total != null' >/dev/null ||
+	fail "debug on: loose with the state differs from io.stat's debug keys or the events: state $sl, io.stat $fl, events $el"
+tail -1 /tmp/fb-state.json | row /iolat-p/tight | jqe '.iostat_debug.missed != null and
+	.depth == "max"' >/dev/null ||
+	fail "debug on: tight with the state: $(tail -1 /tmp/fb-state.json | row /iolat-p/tight)"
 compare "blkcg_debug_stats on"
 functions_checks "blkcg_debug_stats on"
 "$TOOLS/iolat-why" -j --top /tmp/fb-iostat.json >/tmp/fb-why.json
@@ -174,8 +265,8 @@ jqe '(.unchecked | index("unreachable_target") | not) and (.unchecked | index("f
 	</tmp/fb-why.json >/dev/null || fail "iolat-why on the debug-on recording: $(cat /tmp/fb-why.json)"
 note "iolat-why, debug on: unchecked $(jq -c .unchecked /tmp/fb-why.json), found $(jq -c '[.findings[].rule]' /tmp/fb-why.json)"
 # The text view says the mode, once a header, and the functions.
-"$TOOLS/iolat-top" --no-events --no-functions -b -d iolat0 1 1 >/tmp/fb-text.out 2>/dev/null ||
-	fail "iolat-top --no-events --no-functions -b exited $?"
+"$TOOLS/iolat-top" --no-events --no-functions --no-state -b -d iolat0 1 1 >/tmp/fb-text.out 2>/dev/null ||
+	fail "iolat-top --no-events --no-functions --no-state -b exited $?"
 grep -q "mode: io.stat only (--no-events)" /tmp/fb-text.out || fail "text header: $(head -3 /tmp/fb-text.out)"
 grep -q "functions: blkcg_add_delay not attached: off (--no-functions); blkcg_maybe_throttle_current not attached: off (--no-functions)" \
 	/tmp/fb-text.out || fail "text header, --no-functions: $(head -3 /tmp/fb-text.out)"
@@ -188,6 +279,23 @@ grep -q "mode: io.stat + functions (--no-events)" /tmp/fb-text.out &&
 	fail "text header with the functions: $(head -4 /tmp/fb-text.out)"
 head -3 /tmp/fb-text.out
 grep -E '^iolat0 +/iolat-p/loose ' /tmp/fb-text.out
+# With the state (and the functions): DEPTH and COOKIE numbers, tight
+# throttling, the parent's line naming tight, its counts unknown.
+"$TOOLS/iolat-top" --no-events -b -d iolat0 1 1 >/tmp/fb-text.out 2>/dev/null ||
+	fail "iolat-top --no-events -b (state) exited $?"
+grep -q "mode: io.stat + functions + state (--no-events)" /tmp/fb-text.out &&
+	grep -q "without the events: VERDICT ACTION MINDEP LIMIT% WAIT/s WAITus MISSED unknown (?); DEPTH ACCLAT COOKIE and culprits as sampled at the refresh" /tmp/fb-text.out ||
+	fail "text header with the state: $(head -5 /tmp/fb-text.out)"
+# cols: DEVICE CGROUP TARGETus WINLAT ACCLAT SAMP VERDICT ACTION IOPS MB/s DEPTH MINDEP LIMIT% COOKIE STATE
+awk '$1 == "iolat0" && $2 == "/iolat-p/loose" { found = 1; exit !($11 == "1" && $14 ~ /^[0-9]+$/ && $12 == "?" && $7 == "?") }
+     END { if (!found) exit 1 }' /tmp/fb-text.out ||
+	fail "text with the state: loose's DEPTH 1, COOKIE a number, MINDEP and VERDICT ?: $(grep -E '^iolat0 +/iolat-p/loose ' /tmp/fb-text.out)"
+awk '$1 == "iolat0" && $2 == "/iolat-p/tight" { found = 1; exit !($14 ~ /^[0-9]+$/ && $15 == "throttling") }
+     END { if (!found) exit 1 }' /tmp/fb-text.out ||
+	fail "text with the state: tight's COOKIE, throttling: $(grep -E '^iolat0 +/iolat-p/tight ' /tmp/fb-text.out)"
+grep -qE "^ +\`- children's cookie [0-9]+ \(-[0-9]+\), scaled for /iolat-p/tight, \? down / \? up$" /tmp/fb-text.out ||
+	fail "text with the state: the parent's line: $(grep -A1 -E '^iolat0 +/iolat-p ' /tmp/fb-text.out)"
+grep -A1 -E '^iolat0 +/iolat-p ' /tmp/fb-text.out
 # iolat-snoop without the events and without the functions: nothing to
 # log, exit 3, saying why.
 expect_exit 3 "neither of the controller's functions can be traced: blkcg_add_delay not attached: off \(--no-functions\)" \

@@ -6,7 +6,10 @@
 # are the same code is what makes 07-fallback's comparison stand for a
 # distribution kernel; this checks the "same" on a kernel that really
 # lacks the events (no tracepoint, no BTF of them, and the controller's
-# functions as that build compiles them).
+# functions as that build compiles them).  The state reader (io.latency's
+# own state through BTF) runs here as there: depth, use_delay, cookies
+# and the parent's culprit from it; with --no-state, the cookie unknown
+# and tight unthrottled, as io.stat alone says.
 . "$IOLAT_REPO/tests/lib.sh"
 need_tools
 
@@ -30,16 +33,28 @@ grep -q "$reason: io.stat mode" /tmp/up-top.err || fail "iolat-top did not say i
 [ "$(wc -l </tmp/up-top.json)" = 6 ] || fail "$(wc -l </tmp/up-top.json) reports, want 6"
 last=$(tail -1 /tmp/up-top.json)
 echo "$last" | jqe --arg r "$reason" '.mode == "iostat" and .mode_reason == $r and
-	.debug_stats == true' >/dev/null || fail "record head: $(echo "$last" | head -c 400)"
+	.debug_stats == true and .state_reader == "used"' >/dev/null ||
+	fail "record head: $(echo "$last" | head -c 400)"
 fns=$(echo "$last" | jq -c .functions)
 note "controller functions on this kernel: $fns"
 loose=$(echo "$last" | row /iolat-p/loose)
 echo "$loose" | jqe '.depth == 1 and .state == "delayed" and .use_delay >= 1 and
-	.iops > 0 and .window == null and .cookie == null and .throttled_bios == null' >/dev/null ||
+	.iops > 0 and .window == null and .cookie < 1000000 and .throttled_bios == null' >/dev/null ||
 	fail "loose: $loose"
 echo "$last" | row /iolat-p/tight | jqe '.target_us == 1000 and .depth == "max" and
-	.state == "unthrottled" and .iostat_debug.total != null and .iops > 0' >/dev/null ||
+	.state == "throttling" and .iostat_debug.total != null and .iops > 0' >/dev/null ||
 	fail "tight: $(echo "$last" | row /iolat-p/tight)"
+echo "$last" | row /iolat-p | jqe --argjson t "$(cg_id iolat-p/tight)" '.children.culprit_id == $t and
+	.children.cookie < 1000000 and .children.scale_downs == null' >/dev/null ||
+	fail "the parent's children: $(echo "$last" | row /iolat-p | jq -c .children)"
+# --no-state: the io.stat mode of a kernel the reader cannot read.
+"$TOOLS/iolat-top" --no-state -j -d iolat0 1 2 >/tmp/up-nostate.json 2>/tmp/up-nostate.err ||
+	fail "iolat-top --no-state exited $?: $(cat /tmp/up-nostate.err)"
+last=$(tail -1 /tmp/up-nostate.json)
+echo "$last" | row /iolat-p/loose | jqe '.depth == 1 and .cookie == null' >/dev/null ||
+	fail "--no-state: loose: $(echo "$last" | row /iolat-p/loose)"
+echo "$last" | row /iolat-p/tight | jqe '.state == "unthrottled"' >/dev/null ||
+	fail "--no-state: tight: $(echo "$last" | row /iolat-p/tight)"
 "$TOOLS/iolat-top" -b -d iolat0 1 1 >/tmp/up-text.out 2>/dev/null || fail "iolat-top -b exited $?"
 grep -q "mode: io.stat" /tmp/up-text.out || fail "text header: $(head -3 /tmp/up-text.out)"
 head -3 /tmp/up-text.out
