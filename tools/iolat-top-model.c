@@ -242,6 +242,29 @@ int top_model_add_targets(struct top_model *m, const struct iolat_targets *t)
 }
 
 /*
+ * An open-addressing table for @n entries by (device, cgroup), in
+ * *@slots: a power of two of at least 256 and twice @n, every slot
+ * empty (0; an entry is its index + 1).  Kept from one refresh to the
+ * next while its size holds.  0, or -ENOMEM (then no table).
+ */
+static int key_table_reset(size_t **slots, size_t *nslots, size_t n)
+{
+	size_t want = 256;
+
+	while (want < 2 * n)
+		want *= 2;
+	if (want != *nslots) {
+		free(*slots);
+		*slots = malloc(want * sizeof(**slots));
+		*nslots = *slots ? want : 0;
+		if (!*slots)
+			return -ENOMEM;
+	}
+	memset(*slots, 0, want * sizeof(**slots));
+	return 0;
+}
+
+/*
  * Is @s a parent whose line says something: its children's cookie below
  * the default, or a culprit named (child_lat.scale_grp set)?  The events'
  * parents map has an entry once a scaling happened; a sample shows only
@@ -279,18 +302,11 @@ static const struct iolat_state *state_find(const struct top_model *m, __u32 dev
  */
 int top_model_add_state(struct top_model *m, const struct iolat_state *s, size_t n)
 {
-	size_t nslots = 256, i, k;
+	size_t nslots, i, k;
 
-	while (nslots < 2 * n)
-		nslots *= 2;
-	if (nslots != m->nstate_slots) {
-		free(m->state_slots);
-		m->state_slots = malloc(nslots * sizeof(*m->state_slots));
-		m->nstate_slots = m->state_slots ? nslots : 0;
-		if (!m->state_slots)
-			return -ENOMEM;
-	}
-	memset(m->state_slots, 0, nslots * sizeof(*m->state_slots));
+	if (key_table_reset(&m->state_slots, &m->nstate_slots, n))
+		return -ENOMEM;
+	nslots = m->nstate_slots;
 	m->state = s;
 	m->nstate = n;
 	m->sampled = true;
@@ -732,18 +748,11 @@ static struct top_prev *prev_find(struct top_model *m, __u32 dev, __u64 cgid)
 /* The table of @m->prev's @m->nprev entries: 0, or -ENOMEM (then none). */
 static int prev_index(struct top_model *m)
 {
-	size_t n = 256, i, k;
+	size_t n, i, k;
 
-	while (n < 2 * m->nprev)
-		n *= 2;
-	if (n != m->nprev_slots) {
-		free(m->prev_slots);
-		m->prev_slots = malloc(n * sizeof(*m->prev_slots));
-		m->nprev_slots = m->prev_slots ? n : 0;
-		if (!m->prev_slots)
-			return -ENOMEM;
-	}
-	memset(m->prev_slots, 0, n * sizeof(*m->prev_slots));
+	if (key_table_reset(&m->prev_slots, &m->nprev_slots, m->nprev))
+		return -ENOMEM;
+	n = m->nprev_slots;
 	for (i = 0; i < m->nprev; i++) {
 		for (k = key_slot(m->prev[i].dev, m->prev[i].cgid, n); m->prev_slots[k];
 		     k = (k + 1) & (n - 1))

@@ -238,8 +238,7 @@ struct top_model {
 	 */
 	const struct iolat_state *state;
 	size_t nstate;
-	__u32 *state_slots;
-	size_t nstate_slots;
+	size_t *state_slots, nstate_slots;
 	bool sampled;
 	const char *state_why;
 	/*

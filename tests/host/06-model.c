@@ -1970,16 +1970,22 @@ static struct iolat_state sample_rec(const struct fixture *fx, const char *path,
 	};
 }
 
-/* One io.stat-mode interval with the state reader's @n records @s. */
-static int interval_sample(struct fixture *fx, const struct iolat_state *s, size_t n,
-			   double secs)
+/*
+ * One io.stat-mode interval: the fallback's map entries @d of @k (@nd),
+ * the state reader's @ns records @s (NULL: no sample), then io.stat.
+ */
+static int interval_iostat(struct fixture *fx, const struct iolat_key *k,
+			   const struct iolat_delay *d, int nd,
+			   const struct iolat_state *s, size_t ns, double secs)
 {
-	int err;
+	int i, err;
 
 	top_model_begin(&fx->m, &fx->cgs);
 	err = top_model_add_targets(&fx->m, &fx->targets);
 	if (!err && s)
-		err = top_model_add_state(&fx->m, s, n);
+		err = top_model_add_state(&fx->m, s, ns);
+	for (i = 0; !err && i < nd; i++)
+		err = top_model_add_delay(&fx->m, &k[i], &d[i], true) != TOP_ENTRY_ROW;
 	if (!err)
 		err = top_model_add_io(&fx->m);
 	if (!err)
@@ -1987,6 +1993,13 @@ static int interval_sample(struct fixture *fx, const struct iolat_state *s, size
 	top_model_sort(&fx->m, TOP_SORT_PATH);
 	top_model_add_pressure(&fx->m, fx->m.n);
 	return err;
+}
+
+/* One io.stat-mode interval with the state reader's @n records @s. */
+static int interval_sample(struct fixture *fx, const struct iolat_state *s, size_t n,
+			   double secs)
+{
+	return interval_iostat(fx, NULL, NULL, 0, s, n, secs);
 }
 
 /*
@@ -2205,19 +2218,7 @@ static void test_fallback_sample(void)
 static int interval_fb(struct fixture *fx, const struct iolat_key *k,
 		       const struct iolat_delay *d, int n, double secs)
 {
-	int i, err;
-
-	top_model_begin(&fx->m, &fx->cgs);
-	err = top_model_add_targets(&fx->m, &fx->targets);
-	for (i = 0; !err && i < n; i++)
-		err = top_model_add_delay(&fx->m, &k[i], &d[i], true) != TOP_ENTRY_ROW;
-	if (!err)
-		err = top_model_add_io(&fx->m);
-	if (!err)
-		err = top_model_compute(&fx->m, secs);
-	top_model_sort(&fx->m, TOP_SORT_PATH);
-	top_model_add_pressure(&fx->m, fx->m.n);
-	return err;
+	return interval_iostat(fx, k, d, n, NULL, 0, secs);
 }
 
 /*
