@@ -644,14 +644,13 @@ void top_print_text(FILE *f, const struct top_report *rep)
 	if (!events)
 		text_printf(f, cols, "  functions: %s", iolat_fns_text(&m->fns, fns, sizeof(fns)));
 	/* What the fallback cannot see, and how to see more. */
-	if (!events && m->debug_stats != 1 && !m->sampled)
-		text_printf(f, cols, "  blkcg_debug_stats %s: depth, use_delay and io.stat's "
-			    "latency unknown; to see them: echo 1 > " IOLAT_DEBUG_STATS_PARAM,
-			    m->debug_stats ? "unknown" : "off");
-	else if (!events && m->debug_stats != 1)
-		text_printf(f, cols, "  blkcg_debug_stats %s: io.stat's window in progress "
-			    "unknown (WINLAT and SAMP on non-rotational queues); to see it: "
-			    "echo 1 > " IOLAT_DEBUG_STATS_PARAM, m->debug_stats ? "unknown" : "off");
+	if (!events && m->debug_stats != 1)
+		text_printf(f, cols, "  blkcg_debug_stats %s: %s unknown%s; to see %s: echo 1 > "
+			    IOLAT_DEBUG_STATS_PARAM, m->debug_stats ? "unknown" : "off",
+			    m->sampled ? "io.stat's window in progress" :
+			    "depth, use_delay and io.stat's latency",
+			    m->sampled ? " (WINLAT and SAMP on non-rotational queues)" : "",
+			    m->sampled ? "it" : "them");
 	/* A sample tells what holds at the refresh, never what happened between. */
 	if (!events && m->sampled)
 		text_printf(f, cols, "  without the events: VERDICT ACTION MINDEP LIMIT%% "
