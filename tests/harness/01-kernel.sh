@@ -21,6 +21,15 @@ if [ "${IOLAT_KERNEL_VARIANT:-}" = debug ]; then
 	for c in KASAN UBSAN DEBUG_KMEMLEAK PROVE_LOCKING DEBUG_OBJECTS DETECT_HUNG_TASK; do
 		grep -qx "CONFIG_$c=y" <<<"$config" || fail "debug kernel without CONFIG_$c"
 	done
+	# The hard lockup detector where TCG can run one: 6.12's buddy
+	# detector (guest/debug-6.12.config); 6.1's needs a PMU.
+	if [ "${IOLAT_KVER:-6.1}" != 6.1 ]; then
+		grep -qx "CONFIG_HARDLOCKUP_DETECTOR_BUDDY=y" <<<"$config" ||
+			fail "debug kernel without the buddy hard lockup detector"
+		[ "$(cat /proc/sys/kernel/nmi_watchdog)" = 1 ] ||
+			fail "the hard lockup detector is off: nmi_watchdog $(cat /proc/sys/kernel/nmi_watchdog)"
+		note "hard lockup detector: buddy, on"
+	fi
 	# kmemleak: off unless asked for (guest/debug.config), on when asked.
 	if grep -qw 'kmemleak=on' /proc/cmdline; then
 		head -c 1 /sys/kernel/debug/kmemleak >/dev/null ||
