@@ -227,14 +227,22 @@ tight_start() {
 	TIGHT_PID=$!
 }
 
-# wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
+# wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.  A
+# wait of 10 s or more is said on stderr (the test's log): where a test's
+# time goes.
 wait_for() {
-	local end=$(($(date +%s) + $1))
+	local t0 end now
+	t0=$(date +%s)
+	end=$((t0 + $1))
 	shift
 	while ! "$@"; do
-		[ "$(date +%s)" -lt "$end" ] || return 1
+		now=$(date +%s)
+		[ "$now" -lt "$end" ] || { echo "# waited $((now - t0)) s, in vain: $*" >&2; return 1; }
 		sleep 0.2
 	done
+	now=$(date +%s)
+	[ $((now - t0)) -lt 10 ] || echo "# waited $((now - t0)) s: $*" >&2
+	return 0
 }
 
 # timed_wait SECONDS WHAT CMD...: wait_for SECONDS CMD..., noting how long
