@@ -431,7 +431,7 @@ static __always_inline int blkg_state_read(struct blkcg_gq *blkg, __u32 plid, __
  * *@grp and its children's scale_grp in *@scale_grp; @buf as for
  * blkg_state_read(), and the same return values.  scale_grp is only
  * copied, never followed: nothing pins what it points to (a group gone
- * since, on a kernel without the series' fix of it, patch 4).
+ * since, on a kernel without the series' fix of it, fixes/0005).
  */
 static __always_inline int grp_state_read(void *pd, __u8 *buf, struct iolat_state *s,
 					  __u64 *grp, __u64 *scale_grp)

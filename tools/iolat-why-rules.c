@@ -1034,7 +1034,7 @@ static int rule_unknown(struct why_model *m, struct why_findings *out)
  * scaling (culprit, scale_lat, cookie) under lat_info->lock: rmdir and a
  * device's removal through iolatency_pd_offline() (target cleared, then
  * iolatency_clear_scaling(): scale_reset by=offline), a target removed or
- * changed through iolatency_set_limit() (by=target); and patch 0004 stops
+ * changed through iolatency_set_limit() (by=target); and fix 0005 stops
  * a window check already past blkcg_iolatency_done_bio()'s target test
  * from making the dying group the culprit again after that reset.  What is
  * left is not a ghost: a cgroup removed while its writeback still pins its
@@ -1092,7 +1092,7 @@ static int rule_ghost(struct why_model *m, struct why_cg *p, struct why_findings
 	if (g)
 		add_other(&t, g->name);
 	sb_printf(&t.advice, "the kernel should forget a culprit when it goes offline "
-		  "(scale_reset by=offline; patches 0004 and 0006 of the series): check that "
+		  "(scale_reset by=offline; fixes 0005 and 0007 of the series): check that "
 		  "the kernel has them.  Until then, writing any child's io.latency target "
 		  "resets the parent's scaling");
 	return add_finding(out, WHY_GHOST_CULPRIT, p, &t);
@@ -1110,7 +1110,7 @@ static int rule_target_parse(struct why_model *m, struct why_cg *c,
 		sb_printf(&t.summary, "%s's target on %s is under 1us: the windows the kernel "
 			  "checks carry target 0, tighter than any device", c->name, c->device);
 		sb_printf(&t.evidence, "window events with target_us 0 (a value written as "
-			  "18446744073709552 wraps to 384ns on kernels without patch 0002)");
+			  "18446744073709552 wraps to 384ns on kernels without the series' fix 0002)");
 		sb_printf(&t.advice, "write the target again, in microseconds, and check that "
 			  "io.latency reads back what was meant");
 	} else if (us < WHY_TARGET_TINY_US) {
