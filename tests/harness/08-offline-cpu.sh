@@ -7,8 +7,9 @@
 # on the CPU that issued it: one read on CPU 0 starts a window, 50 reads
 # pinned to CPU 1 follow, CPU 1 goes offline, and once the window (1 s,
 # for a 100 ms target) is over, one more read on CPU 0 ends it: that
-# window must count 51 samples.  CPU 1 back online, the next window (one
-# read on CPU 0 again) must count 1, not the 50 again.  A window check
+# window must count CPU 1's 50 samples (51 on 6.1, 50 on 6.12: whether
+# the read that ends a window counts in it).  CPU 1 back online, the next
+# window (one read on CPU 0 again) must not count the 50 again.  A window check
 # happens only at a completion, and nothing else reads the device, so
 # how long the offlining takes does not matter.
 . "$IOLAT_REPO/tests/lib.sh"
@@ -49,10 +50,10 @@ echo 0 >"$cpu1" || fail "cannot take CPU 1 offline"
 end_window
 got=$(last_window_samples)
 note "the window with 50 samples on CPU 1, then offline: samples=$got"
-[ "$got" = 51 ] || fail "the window counted $got samples, want 51: CPU 1's 50 lost"
+[ "${got:-0}" -ge 50 ] || fail "the window counted $got samples, want 50 or more: CPU 1's 50 lost"
 
 echo 1 >"$cpu1" || fail "cannot bring CPU 1 back"
 end_window
 got=$(last_window_samples)
 note "the next window, CPU 1 back: samples=$got"
-[ "$got" = 1 ] || fail "the next window counted $got samples, want 1: CPU 1's 50 counted again"
+[ "${got:-99}" -le 2 ] || fail "the next window counted $got samples, want 2 at most: CPU 1's 50 counted again"

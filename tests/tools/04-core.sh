@@ -21,25 +21,41 @@ bpftool btf dump file "$built" format raw >/tmp/core-built.txt && [ -s /tmp/core
 	fail "bpftool cannot dump $built's BTF"
 bpftool btf dump file /sys/kernel/btf/vmlinux format raw >/tmp/core-here.txt &&
 	[ -s /tmp/core-here.txt ] || fail "bpftool cannot dump the running kernel's BTF"
-# offset DUMP STRUCT FIELD: FIELD's byte offset in the first STRUCT of
-# DUMP, a raw BTF dump.
-offset() {
-	awk -v s="STRUCT '$2' size=" -v f="'$3'" '
-		index($0, s) { on = 1; next }
-		on && /^\[/ { exit }
-		on && $1 == f { sub(/.*bits_offset=/, ""); print $1 / 8; exit }' "$1"
-}
 # Fields the programs read (bpf/iolat.bpf.h; README's core-reads table):
 # at least one must sit elsewhere here than in the BTF the tools were
 # built with, else passing here proves nothing about relocation.
+FIELDS="kernfs_node.id cgroup.kn cgroup.root request_queue.disk blkcg_gq.q blkcg_gq.blkcg"
+# offsets DUMP: "STRUCT.FIELD BYTES" for each of FIELDS, from the first
+# STRUCT of DUMP, a raw BTF dump, in one pass: one awk a field (12 passes
+# over dumps of several MB) took minutes on the debug kernel.
+offsets() {
+	awk -v want="$FIELDS" '
+		BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) { split(w[i], sf, "."); fields[sf[1]] = fields[sf[1]] " " sf[2] " " } }
+		/^\[/ {
+			cur = ""
+			if ($2 == "STRUCT") {
+				name = $3; gsub(/\047/, "", name)
+				if ((name in fields) && !(name in done)) { cur = name; done[name] = 1 }
+			}
+			next
+		}
+		cur != "" {
+			f = $1; gsub(/\047/, "", f)
+			if (index(fields[cur], " " f " ")) {
+				o = $0; sub(/.*bits_offset=/, "", o); split(o, ob, " ")
+				print cur "." f, ob[1] / 8
+			}
+		}' "$1"
+}
+declare -A at_built at_here
+# (no process substitution: the guest has no /dev/fd)
+while read -r k v; do at_built[$k]=$v; done <<<"$(offsets /tmp/core-built.txt)"
+while read -r k v; do at_here[$k]=$v; done <<<"$(offsets /tmp/core-here.txt)"
 moved=0
-for sf in "kernfs_node id" "cgroup kn" "cgroup root" "request_queue disk" \
-	"blkcg_gq q" "blkcg_gq blkcg"; do
-	set -- $sf
-	a=$(offset /tmp/core-built.txt "$1" "$2")
-	b=$(offset /tmp/core-here.txt "$1" "$2")
-	[ -n "$a" ] && [ -n "$b" ] || fail "$1.$2 not in BTF (built: '$a', here: '$b')"
-	note "$1.$2: at $a when built, at $b here"
+for k in $FIELDS; do
+	a=${at_built[$k]:-} b=${at_here[$k]:-}
+	[ -n "$a" ] && [ -n "$b" ] || fail "$k not in BTF (built: '$a', here: '$b')"
+	note "$k: at $a when built, at $b here"
 	[ "$a" = "$b" ] || moved=$((moved + 1))
 done
 [ "$moved" -gt 0 ] || fail "every field the tools read is where it was when built: no CO-RE proof"
