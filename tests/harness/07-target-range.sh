@@ -68,14 +68,13 @@ cg_run iolat-t/a dd if=/dev/iolat0 of=/dev/null bs=4k count=100 iflag=direct sta
 # 1152921504606847 us (2^60 + 24 ns) got the 100 ms window.  io.stat
 # shows the window (win=, ms) on a rotational disk with debug stats on.
 debug_stats 1
-W=$CG/iolat-t/a/io.latency
 vmm=$(majmin vda)
 for t in 1000 50000 1152921504606847 18446744073709551; do
 	case $t in 1000) want=100 ;; 50000) want=800 ;; *) want=1000 ;; esac
-	echo "$vmm target=$t" >"$W" || fail "target=$t on vda rejected"
+	echo "$vmm target=$t" >"$F" || fail "target=$t on vda rejected"
 	win=$(iostat_key iolat-t/a vda win)
 	[ "$win" = "$want" ] || fail "target=$t us on vda: window '$win' ms, want $want"
 	note "target=$t us on vda: window $win ms"
 done
-echo "$vmm target=0" >"$W"
+echo "$vmm target=0" >"$F"
 debug_stats 0

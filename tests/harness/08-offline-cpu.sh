@@ -29,18 +29,19 @@ read_on() {
 	cg_run iolat-c/a taskset -c "$1" dd if=/dev/iolat0 of=/dev/null bs=4k count="${2:-1}" \
 		iflag=direct status=none || fail "reads on CPU $1 failed"
 }
+win_re='iolatency_window: \[iolat0:/iolat-c/a\]'
 # last_window_samples: the samples of iolat-c/a's last window.
 last_window_samples() {
-	grep -o 'iolatency_window: \[iolat0:/iolat-c/a\] .* samples=[0-9]*' "$TRACEFS/trace" |
+	grep -o "$win_re .* samples=[0-9]*" "$TRACEFS/trace" |
 		tail -1 | sed 's/.* samples=//'
 }
 # end_window: wait out the window, then one read on CPU 0 ends it.
 end_window() {
 	local n
-	n=$(grep -c 'iolatency_window: \[iolat0:/iolat-c/a\]' "$TRACEFS/trace")
+	n=$(grep -c "$win_re" "$TRACEFS/trace")
 	sleep 1.2
 	read_on 0
-	[ "$(grep -c 'iolatency_window: \[iolat0:/iolat-c/a\]' "$TRACEFS/trace")" -gt "$n" ] ||
+	[ "$(grep -c "$win_re" "$TRACEFS/trace")" -gt "$n" ] ||
 		fail "no window event for iolat-c/a after its window"
 }
 
