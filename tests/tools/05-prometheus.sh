@@ -40,7 +40,8 @@ done
 ls -A $prom | grep -v '^iolat\.prom$' | grep -v '^\.iolat\.prom\.......$' && fail "stray files in $prom"
 [ "$(stat -c %a $prom/iolat.prom)" = 644 ] || fail "iolat.prom is $(stat -c %a $prom/iolat.prom), not 644"
 
-cp $prom/iolat.prom /tmp/snap.prom
+# cat, not cp: coreutils 9 cp skips a file renamed over while it copies.
+cat $prom/iolat.prom >/tmp/snap.prom
 promtool check metrics </tmp/snap.prom || fail "promtool rejects the metrics"
 grep 'cgroup="/iolat-p' /tmp/snap.prom | head -30
 [ "$(metric iolat_depth /iolat-p/loose)" = 1 ] || fail "loose depth is not 1"
