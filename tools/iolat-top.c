@@ -585,8 +585,9 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	model.now_ns = (__u64)(iolat_mono() * 1e9);	/* the maps as read */
 	if (!err) {
 		model.iostat = iostat_walk();
-		/* With a walk; re-read, as it can be switched on while we run. */
-		model.iostat_debug = model.iostat && iolat_debug_stats() != 0;
+		/* Each refresh: it can be switched on or off while we run. */
+		model.debug_stats = iolat_debug_stats();
+		model.iostat_debug = model.iostat && model.debug_stats != 0;
 		err = top_model_add_io(&model);
 	}
 	if (!err)
