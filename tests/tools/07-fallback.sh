@@ -2,9 +2,9 @@
 # of the noisy-neighbour scenario on null_blk (tight with a 1 ms target,
 # loose flooding the device): with --no-events it shows what a kernel
 # without the series shows - io.stat, io.latency, io.pressure - and
-# reports the rest as unknown (null), never 0 or ok.  Run twice, with
-# blkcg_debug_stats off and on; prints a comparison of the two modes.
-# Each time four runs over the same seconds: the events, the io.stat
+# reports the rest as unknown (null), never 0 or ok.  Checked with
+# blkcg_debug_stats off, then on; prints a comparison of the two modes.
+# Four iolat-tops over the same seconds, started once: the events, the io.stat
 # mode with --no-functions (a kernel that inlines the controller's
 # functions: no BPF), the io.stat mode with blkcg_add_delay and
 # blkcg_maybe_throttle_current attached - both with --no-state, the
@@ -42,49 +42,88 @@ wait_for 120 loose_at_1 || fail "loose never reached depth 1"
 
 # compare LABEL: both modes side by side, from the last report of each.
 compare() {
-	local ev fb cg st
-	ev=$(tail -1 /tmp/fb-events.json)
-	fb=$(tail -1 /tmp/fb-iostat.json)
 	echo "== $1: events | io.stat mode"
-	for cg in /iolat-p /iolat-p/loose /iolat-p/tight; do
-		printf '%-16s state %-11s | %-11s depth %-4s | %-4s use_delay %-4s | %-4s IOPS %-6s | %-6s win %-14s | %-14s PSI some %-5s\n' \
-			"$cg" \
-			"$(echo "$ev" | row "$cg" | jq -r .state)" "$(echo "$fb" | row "$cg" | jq -r .state)" \
-			"$(echo "$ev" | row "$cg" | jq -r .depth)" "$(echo "$fb" | row "$cg" | jq -r .depth)" \
-			"$(echo "$ev" | row "$cg" | jq -r .use_delay)" "$(echo "$fb" | row "$cg" | jq -r .use_delay)" \
-			"$(echo "$ev" | row "$cg" | jq -r '.iops | floor? // "null"')" \
-			"$(echo "$fb" | row "$cg" | jq -r '.iops | floor? // "null"')" \
-			"$(echo "$ev" | row "$cg" | jq -r 'if .window then "\(.window.missed_pct // .window.mean_us)" else "-" end')" \
-			"$(echo "$fb" | row "$cg" | jq -r 'if .iostat_debug then "\(.iostat_debug.missed)/\(.iostat_debug.total)" else "null" end')" \
-			"$(echo "$fb" | row "$cg" | jq -r .io_pressure_some_pct)"
-	done
-	echo "   what only the events showed: $(echo "$ev" | row /iolat-p | jq -c '.children | {cookie, culprit, scale_downs}'), loose $(echo "$ev" | row /iolat-p/loose | jq -c '{cookie, throttled_bios_per_s, delay_charged_ms_per_s, interval: .interval.limited_pct}')"
-	st=$(tail -1 /tmp/fb-state.json)
-	echo "   with the state: $(echo "$st" | row /iolat-p | jq -c '.children | {cookie, culprit, culprit_status}'), loose $(echo "$st" | row /iolat-p/loose | jq -c '{depth, use_delay, cookie, state, sample}'), tight $(echo "$st" | row /iolat-p/tight | jq -c '{depth, cookie, state, sample}')"
+	# One jq for the table (two a cell took 40 s under TCG), on the last
+	# reports (no process substitution: the guest has no /dev/fd).
+	tail -1 /tmp/fb-events.json >/tmp/cmp-ev.json
+	tail -1 /tmp/fb-iostat.json >/tmp/cmp-fb.json
+	tail -1 /tmp/fb-state.json >/tmp/cmp-st.json
+	jq -n -r --slurpfile ev /tmp/cmp-ev.json \
+		--slurpfile fb /tmp/cmp-fb.json \
+		--slurpfile st /tmp/cmp-st.json '
+		def row($r; $cg): [$r[0].cgroups[] | select(.cgroup == $cg)][0] // {};
+		def pad($n): tostring | if length < $n then . + (" " * ($n - length)) else . end;
+		def iops: .iops | floor? // "null";
+		("/iolat-p", "/iolat-p/loose", "/iolat-p/tight") as $cg |
+		row($ev; $cg) as $e | row($fb; $cg) as $f |
+		"\($cg | pad(16)) state \($e.state | pad(11)) | \($f.state | pad(11)) depth \($e.depth | pad(4)) | \($f.depth | pad(4)) use_delay \($e.use_delay | pad(4)) | \($f.use_delay | pad(4)) IOPS \($e | iops | pad(6)) | \($f | iops | pad(6)) win \((if $e.window then "\($e.window.missed_pct // $e.window.mean_us)" else "-" end) | pad(14)) | \((if $f.iostat_debug then "\($f.iostat_debug.missed)/\($f.iostat_debug.total)" else "null" end) | pad(14)) PSI some \($f.io_pressure_some_pct)"' ||
+		fail "cannot compare the last reports"
+	jq -n -r --slurpfile ev /tmp/cmp-ev.json --slurpfile st /tmp/cmp-st.json '
+		def row($r; $cg): [$r[0].cgroups[] | select(.cgroup == $cg)][0] // {};
+		"   what only the events showed: \(row($ev; "/iolat-p").children | {cookie, culprit, scale_downs} | tojson), loose \(row($ev; "/iolat-p/loose") | {cookie, throttled_bios_per_s, delay_charged_ms_per_s, interval: .interval.limited_pct} | tojson)",
+		"   with the state: \(row($st; "/iolat-p").children | {cookie, culprit, culprit_status} | tojson), loose \(row($st; "/iolat-p/loose") | {depth, use_delay, cookie, state, sample} | tojson), tight \(row($st; "/iolat-p/tight") | {depth, cookie, state, sample} | tojson)"'
 }
 
-# run SECS: the four at once, over the same seconds.
-run() {
-	"$TOOLS/iolat-top" -j -d iolat0 1 "$1" >/tmp/fb-events.json 2>/tmp/fb-events.err &
-	local ev=$!
-	"$TOOLS/iolat-top" --no-events --no-functions --no-state -j -d iolat0 1 "$1" \
-		>/tmp/fb-iostat.json 2>/tmp/fb-iostat.err &
-	local fb=$!
-	"$TOOLS/iolat-top" --no-events --no-state -j -d iolat0 1 "$1" \
-		>/tmp/fb-fn.json 2>/tmp/fb-fn.err &
-	local fn=$!
-	"$TOOLS/iolat-top" --no-events --no-functions -j -d iolat0 1 "$1" \
-		>/tmp/fb-state.json 2>/tmp/fb-state.err &
-	local st=$!
-	wait $ev || fail "iolat-top (events) exited $?: $(cat /tmp/fb-events.err)"
-	wait $fb || fail "iolat-top --no-events --no-functions --no-state exited $?: $(cat /tmp/fb-iostat.err)"
-	wait $fn || fail "iolat-top --no-events --no-state exited $?: $(cat /tmp/fb-fn.err)"
-	wait $st || fail "iolat-top --no-events --no-functions exited $?: $(cat /tmp/fb-state.err)"
-	[ "$(wc -l </tmp/fb-iostat.json)" = "$1" ] || fail "--no-events: $(wc -l </tmp/fb-iostat.json) reports, want $1"
-	[ "$(wc -l </tmp/fb-fn.json)" = "$1" ] || fail "--no-events (functions): $(wc -l </tmp/fb-fn.json) reports, want $1"
-	[ "$(wc -l </tmp/fb-state.json)" = "$1" ] || fail "--no-events (state): $(wc -l </tmp/fb-state.json) reports, want $1"
+# The four iolat-tops run once, across both debug-stats phases (the
+# io.stat mode reads blkcg_debug_stats each refresh), into /tmp/fb-*.live;
+# each phase checks its own reports, copied to /tmp/fb-*.json.  The two
+# that patch blkcg_maybe_throttle_current's text - the events' tool
+# through its tracepoints' jump labels, the functions' through fentry -
+# attach and detach one at a time: under TCG, two at once can leave a
+# vCPU looping on an INT3 no longer in memory (README, "The guest"; seen
+# here as a soft lockup when the four started together).
+FOUR=(events iostat fn state)
+declare -A TOP
+# top_start NAME IOLAT-TOP-ARG...: one of them, and its first report.
+top_start() {
+	local name=$1
+	shift
+	"$TOOLS/iolat-top" "$@" -j -d iolat0 1 >/tmp/fb-$name.live 2>/tmp/fb-$name.err &
+	TOP[$name]=$!
+	bg_track $!
+}
+reported() { [ -s "/tmp/fb-$1.live" ] || pid_gone "${TOP[$1]}"; }
+top_started() {
+	wait_for 120 reported "$1" && ! pid_gone "${TOP[$1]}" ||
+		fail "iolat-top ($1) did not report: $(cat /tmp/fb-$1.err)"
+}
+debug_stats 0
+top_start events
+top_started events
+top_start fn --no-events --no-state
+top_started fn
+top_start iostat --no-events --no-functions --no-state
+top_start state --no-events --no-functions
+top_started iostat
+top_started state
+# lines NAME: reports so far.
+lines() { local n=0 l; while IFS= read -r l; do n=$((n + 1)); done <"/tmp/fb-$1.live"; echo $n; }
+declare -A MARK
+# phase N: N more reports of each after the mark (reports from the one
+# after the mark on: one may have straddled a switch), copied to
+# /tmp/fb-NAME.json.
+all_past() { local t; for t in "${FOUR[@]}"; do [ "$(lines $t)" -ge $(( ${MARK[$t]} + $1 + 1 )) ] || return 1; done; }
+phase() {
+	local t
+	for t in "${FOUR[@]}"; do MARK[$t]=$(lines $t); done
+	wait_for $(( $1 * 10 + 60 )) all_past "$1" || fail "fewer than $1 reports of each in $(( $1 * 10 + 60 )) s"
+	for t in "${FOUR[@]}"; do
+		pid_gone "${TOP[$t]}" && fail "iolat-top ($t) died: $(cat /tmp/fb-$t.err)"
+		tail -n +$(( ${MARK[$t]} + 2 )) "/tmp/fb-$t.live" >"/tmp/fb-$t.json"
+	done
 	cat /tmp/fb-iostat.json /tmp/fb-fn.json /tmp/fb-state.json | jqe true >/dev/null ||
 		fail "--no-events printed invalid JSON"
+}
+# four_stop: those without BPF text first, then the functions', then the
+# events', each waited for; each exits 0 on SIGINT.
+four_stop() {
+	local t p
+	for t in iostat state fn events; do
+		p=${TOP[$t]}
+		kill -INT "$p"
+		wait_for 30 pid_gone "$p" || fail "iolat-top ($t) did not end on SIGINT"
+		wait "$p" || fail "iolat-top ($t) exited $? on SIGINT: $(cat /tmp/fb-$t.err)"
+	done
 }
 
 # state_checks LABEL: the io.stat mode with the state reader says so
@@ -180,8 +219,7 @@ functions_checks() {
 }
 
 # ---- blkcg_debug_stats off: rates, targets and PSI only ----
-debug_stats 0
-run 6
+phase 6
 grep -q "no-events: io.stat mode.*blkcg_debug_stats off.*echo 1 >" /tmp/fb-iostat.err ||
 	fail "--no-events did not say its mode and debug stats on stderr: $(cat /tmp/fb-iostat.err)"
 last=$(tail -1 /tmp/fb-iostat.json)
@@ -231,7 +269,8 @@ jqe '(.unchecked | index("unreachable_target")) and
 
 # ---- blkcg_debug_stats on: depth, use_delay, io.stat's window ----
 debug_stats 1
-run 8
+phase 6
+four_stop
 last=$(tail -1 /tmp/fb-iostat.json)
 echo "$last" | jqe '.mode == "iostat" and .debug_stats == true' >/dev/null ||
 	fail "debug on: record head wrong"
