@@ -1,6 +1,7 @@
-# Stress: for IOLAT_STRESS_SECS (default 30; 600 for a hunt) s, IOLAT_STRESS_CGROUPS
-# (default 100) cgroups iolat-s/gN come and go on a null_blk device (1 ms
-# completions, 16 tags), at most 20 at a time, each with a random
+# Stress: for IOLAT_STRESS_SECS (default 30; 600 for a hunt) s,
+# IOLAT_STRESS_CGROUPS (default 40; 100 or more for a hunt) cgroups
+# iolat-s/gN come and go on a null_blk device (1 ms completions, 16
+# tags), at most 20 at a time, each with a random
 # io.latency target (200-5199us, so some out of reach; a tenth "max"), a
 # quarter with a child gN/c (half of those with a target of their own)
 # where their IO runs.  Short fio runs (1-5 s, random queue depth, 70%
@@ -17,7 +18,10 @@
 need_tools
 
 secs=${IOLAT_STRESS_SECS:-30}
-ncg=${IOLAT_STRESS_CGROUPS:-100}
+# 40: under TCG, with the three tools attached, a cgroup made with its
+# target takes about a second, and the creations bound the loop: 100 held
+# it 132 s for its 30.
+ncg=${IOLAT_STRESS_CGROUPS:-40}
 [[ $secs =~ ^[1-9][0-9]*$ ]] || fail "IOLAT_STRESS_SECS='$secs': want whole seconds"
 [[ $ncg =~ ^[1-9][0-9]*$ ]] || fail "IOLAT_STRESS_CGROUPS='$ncg': want a number"
 max_live=20
