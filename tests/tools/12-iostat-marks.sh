@@ -30,25 +30,40 @@ cg_create iolat-m/idle
 (cd "$CG/iolat-m/idle" && seq -f 'g%.0f' 1 200 | xargs mkdir) || fail "cannot make 200 cgroups"
 
 out=/tmp/marks.json
-"$TOOLS/iolat-top" -j -d iolat0 1 9 >"$out" 2>/tmp/marks.err &
-top=$!
-bg_track "$top"
-wait_for 30 test -s "$out" || fail "no first report in 30 s: $(cat /tmp/marks.err)"
-read_in 2000 iolat-m/p/q
-sleep 1.2
-read_in 500 iolat-m/s/t
-cg_create iolat-m/n
-read_in 700 iolat-m/n
-wait "$top" || fail "iolat-top exited $?: $(cat /tmp/marks.err)"
-! grep -q . /tmp/marks.err || fail "iolat-top said: $(cat /tmp/marks.err)"
-
-note "iostat_source: $(jq -r .iostat_source "$out" | tr '\n' ' ')"
-marked=$(jq -r .iostat_source "$out" | grep -c '^marked$')
-[ "$marked" -ge 6 ] || fail "$marked of 9 reports from the marks, want 6 or more"
+# capture NEW: iolat-top's 9 reports while q, t and NEW, a cgroup made
+# after its start, read; $MARKED of them from the marks.
+capture() {
+	"$TOOLS/iolat-top" -j -d iolat0 1 9 >"$out" 2>/tmp/marks.err &
+	top=$!
+	bg_track "$top"
+	wait_for 30 test -s "$out" || fail "no first report in 30 s: $(cat /tmp/marks.err)"
+	read_in 2000 iolat-m/p/q
+	sleep 1.2
+	read_in 500 iolat-m/s/t
+	cg_create "$1"
+	read_in 700 "$1"
+	wait "$top" || fail "iolat-top exited $?: $(cat /tmp/marks.err)"
+	! grep -q . /tmp/marks.err || fail "iolat-top said: $(cat /tmp/marks.err)"
+	note "iostat_source: $(jq -r .iostat_source "$out" | tr '\n' ' ')"
+	MARKED=$(jq -r .iostat_source "$out" | grep -c '^marked$')
+}
+# Once more below 6: one run in the whole tools suite (after 10-fleet's
+# thousands of cgroups) walked four refreshes in a row while q read,
+# which three runs of this test alone and one after 10-fleet did not
+# (walked: only the first).  A walk reads the same counters, at a
+# walk's cost; always walking fails both.
+NEW=iolat-m/n
+capture $NEW
+if [ "$MARKED" -lt 6 ]; then
+	note "$MARKED of 9 reports from the marks: once more"
+	NEW=iolat-m/n2
+	capture $NEW
+fi
+[ "$MARKED" -ge 6 ] || fail "$MARKED of 9 reports from the marks, want 6 or more"
 
 last=$(tail -1 "$out")
 # And what io.stat says, key by key, for every cgroup below iolat-m.
-for cg in iolat-m iolat-m/p iolat-m/p/q iolat-m/r iolat-m/s iolat-m/s/t iolat-m/n; do
+for cg in iolat-m iolat-m/p iolat-m/p/q iolat-m/r iolat-m/s iolat-m/s/t $NEW; do
 	for key in rbytes rios wios; do
 		want=$(iostat_key "$cg" iolat0 "$key")
 		got=$(jq -r --arg cg "/$cg" --arg k "$key" \
