@@ -43,7 +43,7 @@ wait_for 120 loose_at_1 || fail "loose never reached depth 1"
 # compare LABEL: both modes side by side, from the last report of each.
 compare() {
 	echo "== $1: events | io.stat mode"
-	# One jq for the table (two a cell took 40 s under TCG), on the last
+	# One jq (two a cell took 40 s under TCG), on the last
 	# reports (no process substitution: the guest has no /dev/fd).
 	tail -1 /tmp/fb-events.json >/tmp/cmp-ev.json
 	tail -1 /tmp/fb-iostat.json >/tmp/cmp-fb.json
@@ -54,14 +54,12 @@ compare() {
 		def row($r; $cg): [$r[0].cgroups[] | select(.cgroup == $cg)][0] // {};
 		def pad($n): tostring | if length < $n then . + (" " * ($n - length)) else . end;
 		def iops: .iops | floor? // "null";
-		("/iolat-p", "/iolat-p/loose", "/iolat-p/tight") as $cg |
+		(("/iolat-p", "/iolat-p/loose", "/iolat-p/tight") as $cg |
 		row($ev; $cg) as $e | row($fb; $cg) as $f |
-		"\($cg | pad(16)) state \($e.state | pad(11)) | \($f.state | pad(11)) depth \($e.depth | pad(4)) | \($f.depth | pad(4)) use_delay \($e.use_delay | pad(4)) | \($f.use_delay | pad(4)) IOPS \($e | iops | pad(6)) | \($f | iops | pad(6)) win \((if $e.window then "\($e.window.missed_pct // $e.window.mean_us)" else "-" end) | pad(14)) | \((if $f.iostat_debug then "\($f.iostat_debug.missed)/\($f.iostat_debug.total)" else "null" end) | pad(14)) PSI some \($f.io_pressure_some_pct)"' ||
-		fail "cannot compare the last reports"
-	jq -n -r --slurpfile ev /tmp/cmp-ev.json --slurpfile st /tmp/cmp-st.json '
-		def row($r; $cg): [$r[0].cgroups[] | select(.cgroup == $cg)][0] // {};
+		"\($cg | pad(16)) state \($e.state | pad(11)) | \($f.state | pad(11)) depth \($e.depth | pad(4)) | \($f.depth | pad(4)) use_delay \($e.use_delay | pad(4)) | \($f.use_delay | pad(4)) IOPS \($e | iops | pad(6)) | \($f | iops | pad(6)) win \((if $e.window then "\($e.window.missed_pct // $e.window.mean_us)" else "-" end) | pad(14)) | \((if $f.iostat_debug then "\($f.iostat_debug.missed)/\($f.iostat_debug.total)" else "null" end) | pad(14)) PSI some \($f.io_pressure_some_pct)"),
 		"   what only the events showed: \(row($ev; "/iolat-p").children | {cookie, culprit, scale_downs} | tojson), loose \(row($ev; "/iolat-p/loose") | {cookie, throttled_bios_per_s, delay_charged_ms_per_s, interval: .interval.limited_pct} | tojson)",
-		"   with the state: \(row($st; "/iolat-p").children | {cookie, culprit, culprit_status} | tojson), loose \(row($st; "/iolat-p/loose") | {depth, use_delay, cookie, state, sample} | tojson), tight \(row($st; "/iolat-p/tight") | {depth, cookie, state, sample} | tojson)"'
+		"   with the state: \(row($st; "/iolat-p").children | {cookie, culprit, culprit_status} | tojson), loose \(row($st; "/iolat-p/loose") | {depth, use_delay, cookie, state, sample} | tojson), tight \(row($st; "/iolat-p/tight") | {depth, cookie, state, sample} | tojson)"' ||
+		fail "cannot compare the last reports"
 }
 
 # The four iolat-tops run once, across both debug-stats phases (the
