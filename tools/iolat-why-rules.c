@@ -629,7 +629,7 @@ next:
 	 * steps up is the controller probing, a sawtooth: one step down, two
 	 * or more up, as often as a flap (scenario 2 at 1.1 reversals a
 	 * second, a quarter to three fifths of its moves reversing; scenario
-	 * 7's flapping 84%).  iolat-top's counts give a lower bound of the
+	 * 7's flapping 89-100%).  iolat-top's counts give a lower bound of the
 	 * reversals: there, it flaps when most intervals that moved the
 	 * cookie moved it both ways.
 	 */
