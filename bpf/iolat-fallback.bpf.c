@@ -9,7 +9,8 @@
  *    IO of anyone else (iolatency_delay_charge's analogue);
  *  - blkcg_maybe_throttle_current(), on return to user space of a task
  *    marked for throttling: the time from its entry to its exit, when the
- *    task slept in between, is the delay it paid (iolatency_delay_pay's).
+ *    task slept in between, is the delay it paid (blkcg_delay_pay's,
+ *    io.cost's sleeps included: nothing here tells them apart).
  * Counters per (device, cgroup) for iolat-top; with targ_records, a
  * record each for iolat-snoop (charges only with targ_all, as
  * delay_charge).  Loads on any kernel with BTF: no tracepoint of the

@@ -246,12 +246,17 @@ int BPF_PROG(on_delay_charge, struct blkcg_gq *blkg, u64 lat_ns,
 	return 0;
 }
 
-SEC("tp_btf/iolatency_delay_pay")
+/* blk-cgroup's event: io.cost's sleeps (use_delay -1) are not io.latency's */
+SEC("tp_btf/blkcg_delay_pay")
 int BPF_PROG(on_delay_pay, struct blkcg_gq *blkg, u64 delay_ns,
-	     u64 sleep_ns, u64 slept_ns, bool capped, bool memstall)
+	     u64 sleep_ns, u64 slept_ns, bool capped, bool memstall,
+	     int use_delay)
 {
-	struct iolat_event *e = event_start(blkg, IOLAT_EV_PAY);
+	struct iolat_event *e;
 
+	if (use_delay <= 0)
+		return 0;
+	e = event_start(blkg, IOLAT_EV_PAY);
 	if (!e)
 		return 0;
 	e->pay.delay_ns = delay_ns;

@@ -275,12 +275,17 @@ int BPF_PROG(on_delay_charge, struct blkcg_gq *blkg, u64 lat_ns,
 	return 0;
 }
 
-SEC("tp_btf/iolatency_delay_pay")
+/* blk-cgroup's event: io.cost's sleeps (use_delay -1) are not io.latency's */
+SEC("tp_btf/blkcg_delay_pay")
 int BPF_PROG(on_delay_pay, struct blkcg_gq *blkg, u64 delay_ns,
-	     u64 sleep_ns, u64 slept_ns, bool capped, bool memstall)
+	     u64 sleep_ns, u64 slept_ns, bool capped, bool memstall,
+	     int use_delay)
 {
-	struct iolat_group *g = group_of(blkg);
+	struct iolat_group *g;
 
+	if (use_delay <= 0)
+		return 0;
+	g = group_of(blkg);
 	if (g) {
 		__sync_fetch_and_add(&g->paid_ns, slept_ns);
 		__sync_fetch_and_add(&g->pays, 1);

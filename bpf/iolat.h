@@ -257,7 +257,7 @@ struct iolat_event {
  * (iolat-fallback.bpf.c), cumulative.  Charges are keyed on the blkg
  * blkcg_add_delay() is given, as iolatency_delay_charge; sleeps on the
  * sleeping task's io cgroup and the device it is throttled on, where
- * iolatency_delay_pay names the blkg whose delay it paid (the same, or
+ * blkcg_delay_pay names the blkg whose delay it paid (the same, or
  * an ancestor with more delay pending).
  */
 struct iolat_delay {

@@ -151,7 +151,8 @@ debug_stats() {
 }
 
 # cleanup: remove every iolat-* cgroup and null_blk device, stop tracing,
-# drop iolatency event filters and iolat-* trace instances.
+# drop the filters of the series' events (trace systems iolatency and
+# blkcg) and iolat-* trace instances.
 cleanup() {
 	local d
 	for d in "$CG"/iolat*; do
@@ -162,7 +163,7 @@ cleanup() {
 	done
 	echo 0 >/sys/kernel/tracing/tracing_on 2>/dev/null
 	echo 0 >/sys/kernel/tracing/events/enable 2>/dev/null
-	for d in /sys/kernel/tracing/events/iolatency/*/filter; do
+	for d in /sys/kernel/tracing/events/{iolatency,blkcg}/*/filter; do
 		[ -f "$d" ] && echo 0 >"$d" 2>/dev/null
 	done
 	for d in /sys/kernel/tracing/instances/iolat*; do
@@ -436,14 +437,15 @@ siblings_recovered() {
 	sleep 3
 	trace_since "$mark" >$after
 	for p in loose calm; do
-		grep -o "iolatency_depth: \[$dev:/iolat-p/$p\] depth=[0-9]*->max cookie=1000000" $after ||
+		grep -o "iolatency_depth: \[$dev:/iolat-p/$p\] depth=[0-9]*->$DEPTH_MAX cookie=1000000" $after ||
 			fail "no depth ->max event at cookie 1000000 for $p"
 		grep -o "iolatency_use_delay: \[$dev:/iolat-p/$p\] use_delay=[0-9]*->0 " $after ||
 			fail "no use_delay ->0 event for $p"
 	done
-	awk '/iolatency_depth: .*->max cookie=1000000/ { last = NR } { l[NR] = $0 }
+	awk -v max=$DEPTH_MAX '$0 ~ "iolatency_depth: .*->" max " cookie=1000000" { last = NR } { l[NR] = $0 }
 	     END { for (i = last + 1; i <= NR; i++)
-			if (l[i] ~ /iolatency_scale_cookie: .* step=-|iolatency_depth: .*->[0-9]/) print l[i] }' \
+			if (l[i] ~ /iolatency_scale_cookie: .* step=-|iolatency_depth: .*->[0-9]/ &&
+			    l[i] !~ "->" max " ") print l[i] }' \
 		$after >/tmp/again.txt
 	[ ! -s /tmp/again.txt ] || fail "throttled again after recovering: $(head -3 /tmp/again.txt)"
 	is_unthrottled "$dev" iolat-p/loose iolat-p/calm ||
@@ -451,16 +453,51 @@ siblings_recovered() {
 }
 
 TRACEFS=/sys/kernel/tracing
+# iolatency_depth prints depths as they are: an unlimited one, io.stat's
+# "max", is UINT_MAX.  depth_words turns it into max on stdin, so that
+# steps compare with depth_halvings and io.stat.
+DEPTH_MAX=4294967295
+depth_words() { sed "s/\b$DEPTH_MAX\b/max/g"; }
 
-# trace_events EVENT...: record only these iolatency events, from now on.
-trace_events() {
+# The twelve events of the series, in two trace systems: eleven in
+# iolatency, io.latency's own decisions, and blkcg_delay_pay in blkcg, the
+# payment of induced delay, which blk-cgroup makes for io.latency and
+# io.cost alike.
+IOLAT_EVENTS="iolatency_window iolatency_target iolatency_enable
+	iolatency_scale_cookie iolatency_scale_grp_clear iolatency_scale_reset
+	iolatency_scale_skip iolatency_depth iolatency_throttle
+	iolatency_use_delay iolatency_delay_charge blkcg_delay_pay"
+IOLAT_SYSTEMS="iolatency blkcg"
+
+# event_system EVENT: the trace system of EVENT, as tracefs
+# (events/SYSTEM/EVENT), perf, trace-cmd and bcc (SYSTEM:EVENT) name it.
+event_system() {
+	case $1 in
+	blkcg_*) echo blkcg ;;
+	*) echo iolatency ;;
+	esac
+}
+
+# system_events SYSTEM: the events of IOLAT_EVENTS in trace system
+# SYSTEM, one a line: all that SYSTEM holds, for tests that count them.
+system_events() {
 	local e
+	for e in $IOLAT_EVENTS; do
+		if [ "$(event_system "$e")" = "$1" ]; then echo "$e"; fi
+	done
+}
+
+# trace_events EVENT...: record only these events of the series, from now
+# on (each in its trace system: event_system).
+trace_events() {
+	local e sys
 	echo 0 >"$TRACEFS/events/enable"
 	echo >"$TRACEFS/trace"
 	echo 4096 >"$TRACEFS/buffer_size_kb"
 	for e in "$@"; do
-		echo 1 >"$TRACEFS/events/iolatency/$e/enable" ||
-			fail "no tracepoint iolatency:$e: are patches/ applied?"
+		sys=$(event_system "$e")
+		echo 1 >"$TRACEFS/events/$sys/$e/enable" ||
+			fail "no tracepoint $sys:$e: are patches/ applied?"
 	done
 }
 
@@ -512,8 +549,8 @@ check_throttling() {
 		after=$(grep -o ' \(depth\|use_delay\)=[0-9a-z]*' "$CG/iolat-p/loose/io.stat")
 		io_depth=$(echo "$after" | sed -n 's/ depth=//p')
 		io_use=$(echo "$after" | sed -n 's/ use_delay=//p')
-		ev_depth=$(grep -o "iolatency_depth: \[$dev:/iolat-p/loose\] depth=[0-9max]*->[0-9max]*" $tr |
-			tail -1 | sed 's/.*->//')
+		ev_depth=$(grep -o "iolatency_depth: \[$dev:/iolat-p/loose\] depth=[0-9]*->[0-9]*" $tr |
+			tail -1 | sed 's/.*->//' | depth_words)
 		ev_use=$(grep -o 'iolatency_use_delay: \[[^]]*:/iolat-p/loose\] use_delay=[0-9]*->[0-9]*' $tr |
 			tail -1 | sed 's/.*->//')
 		[ "$before" = "$after" ] && [ "$io_depth" = "$ev_depth" ] &&
@@ -544,8 +581,8 @@ check_throttling() {
 
 	# Loose's depth: max, then halving to 1, before use_delay came on.
 	depth_seq=$(sed -n '1,/use_delay=0->1/p' $tr |
-		grep -o "iolatency_depth: \[$dev:/iolat-p/loose\] depth=[0-9max]*->[0-9max]*" |
-		sed 's/.*depth=//' | tr '\n' ' ')
+		grep -o "iolatency_depth: \[$dev:/iolat-p/loose\] depth=[0-9]*->[0-9]*" |
+		sed 's/.*depth=//' | depth_words | tr '\n' ' ')
 	want="max->$((nr_requests / 2)) "
 	d=$((nr_requests / 2))
 	while [ $d -gt 1 ]; do want+="$d->$((d / 2)) "; d=$((d / 2)); done
@@ -553,7 +590,7 @@ check_throttling() {
 	[ "$depth_seq" = "$want" ] || fail "loose depth went '$depth_seq', want '$want'"
 
 	# Work conserving: with tight gone, loose gets its depth back.
-	wait_for 240 grep -q "iolatency_depth: \[$dev:/iolat-p/loose\] depth=[0-9]*->max" \
+	wait_for 240 grep -q "iolatency_depth: \[$dev:/iolat-p/loose\] depth=[0-9]*->$DEPTH_MAX " \
 		"$TRACEFS/trace" || { tail -5 "$TRACEFS/trace"; fail "loose's depth never came back to max"; }
 	cp "$TRACEFS/trace" $tr
 	grep -E "iolatency_scale_grp_clear: \[$dev:/iolat-p\] cookie=([0-9]+)->\1 step=0 culprit_id=$tight_id scale_lat_ns=$tns idle_ns=[0-9]+ by=timer\$" $tr ||
@@ -642,15 +679,8 @@ swap_scenario_start() {
 # The routes suite: the same decisions through tracefs by hand, trace-cmd,
 # perf and bcc.
 
-# The twelve iolatency events.
-IOLAT_EVENTS="iolatency_window iolatency_target iolatency_enable
-	iolatency_scale_cookie iolatency_scale_grp_clear iolatency_scale_reset
-	iolatency_scale_skip iolatency_depth iolatency_throttle
-	iolatency_use_delay iolatency_delay_charge iolatency_delay_pay"
-IOLAT_NR_EVENTS=12
-
-# event_kind EVENT: how iolatency:EVENT names what it is about, which is
-# how its text begins:
+# event_kind EVENT: how EVENT names what it is about, which is how its
+# text begins:
 #  path  "[dev:/cgroup/path] ": a group's decision (devname, cgroup, a
 #        __data_loc string, and u64 cgroup_id);
 #  id    "[dev] cgroup_id=N ": a per-bio event, no path (devname and
@@ -658,14 +688,14 @@ IOLAT_NR_EVENTS=12
 #  dev   "[dev] ": iolatency_enable, a queue's (devname only).
 event_kind() {
 	case $1 in
-	iolatency_throttle|iolatency_delay_charge|iolatency_delay_pay) echo id ;;
+	iolatency_throttle|iolatency_delay_charge|blkcg_delay_pay) echo id ;;
 	iolatency_enable) echo dev ;;
 	iolatency_*) echo path ;;
 	esac
 }
 
-# event_fields EVENT: every field of iolatency:EVENT, those of its kind
-# (devname; cgroup; cgroup_id) first.
+# event_fields EVENT: every field of EVENT, those of its kind (devname;
+# cgroup; cgroup_id) first.
 event_fields() {
 	case $(event_kind "$1") in
 	path) printf 'devname cgroup cgroup_id ' ;;
@@ -680,11 +710,11 @@ event_fields() {
 	iolatency_scale_cookie|iolatency_scale_grp_clear|iolatency_scale_reset)
 		echo culprit_id scale_lat_ns idle_ns old new by ;;
 	iolatency_scale_skip) echo target_ns scale_lat_ns nr_samples thresh old new reason ;;
-	iolatency_depth) echo old new cookie nr_requests depth ;;
+	iolatency_depth) echo old new cookie nr_requests ;;
 	iolatency_throttle) echo wait_ns depth inflight ;;
 	iolatency_use_delay) echo delay_ns old new ;;
 	iolatency_delay_charge) echo lat_ns charge_ns delay_ns ;;
-	iolatency_delay_pay) echo comm delay_ns sleep_ns slept_ns pid capped memstall ;;
+	blkcg_delay_pay) echo comm delay_ns sleep_ns slept_ns pid use_delay capped memstall ;;
 	*) fail "event_fields: no event $1" ;;
 	esac
 }
@@ -842,8 +872,8 @@ check_decisions() {
 	grep -m1 -E "${p}iolatency_throttle: +\[iolat0\] cgroup_id=$loose_id depth=[0-9]+ inflight=[0-9]+ wait_ns=[0-9]+\$" "$f" ||
 		fail "$who: no bio of loose (cgroup_id $loose_id) waiting for a slot"
 	want=$(depth_halvings iolat0)
-	got=$(grep -oE "${p}iolatency_depth: +\[iolat0:/iolat-p/loose\] depth=[0-9max]+->[0-9max]+ " "$f" |
-		sed 's/.*depth=//' | head -n "$(echo "$want" | wc -w)" | tr -d ' ' | tr '\n' ' ' | sed 's/ $//')
+	got=$(grep -oE "${p}iolatency_depth: +\[iolat0:/iolat-p/loose\] depth=[0-9]+->[0-9]+ " "$f" |
+		sed 's/.*depth=//' | depth_words | head -n "$(echo "$want" | wc -w)" | tr -d ' ' | tr '\n' ' ' | sed 's/ $//')
 	note "loose's depth steps: $got"
 	[ "$got" = "$want" ] || fail "$who: loose's depth went '$got', want '$want'"
 }

@@ -46,13 +46,14 @@ int iolat_libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, args);
 }
 
-/* The series' events, all of which the tools attach to. */
+/* The series' events, all of which the tools attach to: io.latency's, and
+ * blk-cgroup's for the sleeps of induced delay. */
 static const char *const iolat_events[] = {
 	"iolatency_window", "iolatency_target", "iolatency_enable",
 	"iolatency_scale_cookie", "iolatency_scale_grp_clear",
 	"iolatency_scale_reset", "iolatency_scale_skip", "iolatency_depth",
 	"iolatency_throttle", "iolatency_use_delay", "iolatency_delay_charge",
-	"iolatency_delay_pay",
+	"blkcg_delay_pay",
 };
 
 int iolat_events_check(const struct btf *btf, char *why, size_t len)

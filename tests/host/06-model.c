@@ -1449,7 +1449,7 @@ static void test_preflight(void)
 		"iolatency_scale_cookie", "iolatency_scale_grp_clear",
 		"iolatency_scale_reset", "iolatency_scale_skip", "iolatency_depth",
 		"iolatency_throttle", "iolatency_use_delay", "iolatency_delay_charge",
-		"iolatency_delay_pay", NULL,
+		"blkcg_delay_pay", NULL,
 	};
 	static const char *const some[] = {
 		"iolatency_window", "iolatency_target", "iolatency_enable",
@@ -1467,7 +1467,7 @@ static void test_preflight(void)
 	      "preflight: no event: exit 3 (%d, '%s')", rc, said);
 	rc = preflight(fake_btf(some, true), said, sizeof(said));
 	check(rc == IOLAT_EXIT_UNSUPPORTED && strstr(said, "iolatency_throttle") &&
-	      strstr(said, "iolatency_delay_pay") && !strstr(said, "iolatency_depth,"),
+	      strstr(said, "blkcg_delay_pay") && !strstr(said, "iolatency_depth,"),
 	      "preflight: 6 of 12 events: exit 3, naming the missing (%d, '%s')", rc, said);
 	rc = preflight(fake_btf(all, false), said, sizeof(said));
 	check(rc == IOLAT_EXIT_UNSUPPORTED && strstr(said, "older version"),

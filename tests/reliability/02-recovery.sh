@@ -33,7 +33,7 @@ use=$(iostat_key iolat-p/loose $dev use_delay)
 cg_kill iolat-p/tight || fail "cannot stop tight"
 trace_mark pressure off
 
-back() { trace_since pressure off | grep -q "iolatency_depth: \[$dev:/iolat-p/loose\] depth=[0-9]*->max"; }
+back() { trace_since pressure off | grep -q "iolatency_depth: \[$dev:/iolat-p/loose\] depth=[0-9]*->$DEPTH_MAX "; }
 timed_wait $((bound + 30)) "loose back at depth max" back ||
 	fail "loose's depth not back within $((bound + 30)) s: $(trace_since pressure off | tail -3)"
 sleep 1
@@ -96,8 +96,8 @@ steps=$(wc -l </tmp/cookie.txt)
 # use_delay is 0 by the time the depth leaves 1.
 sed -n "s|^\([0-9.]*\) iolatency_use_delay: $L use_delay=\([0-9]*\)->\([0-9]*\) .*|\1 \2 \3|p" \
 	/tmp/up.rel >/tmp/use.txt
-sed -n "s|^\([0-9.]*\) iolatency_depth: $L depth=\([0-9max]*\)->\([0-9max]*\) .*|\1 \2 \3|p" \
-	/tmp/up.rel >/tmp/depth.txt
+sed -n "s|^\([0-9.]*\) iolatency_depth: $L depth=\([0-9]*\)->\([0-9]*\) .*|\1 \2 \3|p" \
+	/tmp/up.rel | depth_words >/tmp/depth.txt
 awk '$3 >= $2 { print "use_delay rose: " $0; bad = 1 } { last = $3 }
      END { if (last != "0") { print "use_delay ends at " last; bad = 1 }; exit bad }' \
 	/tmp/use.txt || fail "use_delay did not fall to 0 step by step"

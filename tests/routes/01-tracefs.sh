@@ -1,43 +1,51 @@
-# tracefs by hand, no tool: the twelve formats, the whole system enabled
-# with one write, and filters applied in the kernel.  A filter on loose's
-# cgroup_id keeps iolatency_depth to loose while a second flooding sibling,
-# bulk, is scaled too; a filter on a cgroup path nobody has silences
-# iolatency_target, and one on a cgroup id nobody has (0) silences
-# iolatency_throttle, while the other events keep coming; a filter on a
-# field the event lacks is refused, a cgroup path on a per-bio event too
-# (they carry only the id).  A second trace instance without filters
-# records what the filters held back.
+# tracefs by hand, no tool: the twelve formats, each of the two trace
+# systems (iolatency, blkcg) enabled with one write, and filters applied in
+# the kernel.  A filter on loose's cgroup_id keeps iolatency_depth to loose
+# while a second flooding sibling, bulk, is scaled too; a filter on a
+# cgroup path nobody has silences iolatency_target, and one on a cgroup id
+# nobody has (0) silences iolatency_throttle, while the other events keep
+# coming; a filter on a field the event lacks is refused, a cgroup path on
+# a per-bio event too (they carry only the id).  A second trace instance
+# without filters records what the filters held back.
 . "$IOLAT_REPO/tests/lib.sh"
 
 E=$TRACEFS/events/iolatency
-[ -d "$E" ] || fail "no events/iolatency in tracefs: are patches/ applied?"
+for sys in $IOLAT_SYSTEMS; do
+	[ -d "$TRACEFS/events/$sys" ] || fail "no events/$sys in tracefs: are patches/ applied?"
+done
 
 # Every event has a format with its fields and prints what it is about
 # first: [dev:cgroup] for a group's decision, [dev] cgroup_id=N for a
 # per-bio event, [dev] for iolatency_enable (event_kind in lib.sh).
 for ev in $IOLAT_EVENTS; do
-	f=$E/$ev/format
+	sys=$(event_system "$ev")
+	f=$TRACEFS/events/$sys/$ev/format
 	kind=$(event_kind "$ev")
-	[ -r "$f" ] || fail "no format for iolatency:$ev"
+	[ -r "$f" ] || fail "no format for $sys:$ev"
 	for field in $(event_fields "$ev"); do
 		grep -Eq "^[[:space:]]field:[^;]* $field(\[[0-9]+\])?;" "$f" ||
-			{ cat "$f"; fail "iolatency:$ev has no field $field"; }
+			{ cat "$f"; fail "$sys:$ev has no field $field"; }
 	done
 	if [ "$kind" = path ]; then
-		grep -q 'field:__data_loc char\[\] cgroup;' "$f" || fail "iolatency:$ev: cgroup is not a string"
+		grep -q 'field:__data_loc char\[\] cgroup;' "$f" || fail "$sys:$ev: cgroup is not a string"
 	else
-		! grep -q 'field:__data_loc char\[\] cgroup;' "$f" || fail "iolatency:$ev ($kind) has a cgroup path"
+		! grep -q 'field:__data_loc char\[\] cgroup;' "$f" || fail "$sys:$ev ($kind) has a cgroup path"
 	fi
 	if [ "$kind" = dev ]; then
-		! grep -q ' cgroup_id;' "$f" || fail "iolatency:$ev has a cgroup_id"
+		! grep -q ' cgroup_id;' "$f" || fail "$sys:$ev has a cgroup_id"
 	else
-		grep -q 'field:u64 cgroup_id;' "$f" || fail "iolatency:$ev: cgroup_id is not a u64"
+		grep -q 'field:u64 cgroup_id;' "$f" || fail "$sys:$ev: cgroup_id is not a u64"
 	fi
 	grep -Eq "$(event_fmt_head "$ev")" "$f" ||
-		{ grep '^print fmt' "$f"; fail "iolatency:$ev ($kind) does not print what it is about first"; }
+		{ grep '^print fmt' "$f"; fail "$sys:$ev ($kind) does not print what it is about first"; }
 done
-n=$(find "$E" -mindepth 1 -maxdepth 1 -type d -name 'iolatency_*' | wc -l)
-[ "$n" = "$IOLAT_NR_EVENTS" ] || fail "$n iolatency events in tracefs, want $IOLAT_NR_EVENTS"
+# Each system holds the series' events in it and no other: eleven in
+# iolatency, blkcg_delay_pay in blkcg.
+for sys in $IOLAT_SYSTEMS; do
+	got=$(find "$TRACEFS/events/$sys" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | tr '\n' ' ')
+	want=$(system_events "$sys" | sort | tr '\n' ' ')
+	[ "$got" = "$want" ] || fail "events/$sys in tracefs holds '$got', want '$want'"
+done
 grep -A3 'field:u32 new;' "$E/iolatency_depth/format"
 
 # The cgroups exist before the workload so that the filters can name them.
@@ -74,15 +82,21 @@ echo 'cgroup_id == 0' >"$E/iolatency_throttle/filter" ||
 I=$TRACEFS/instances/iolat-all
 mkdir "$I" || fail "cannot create trace instance $I"
 
-# By hand: one write enables the system, in each buffer.
+# By hand: one write enables a system, in each buffer.
 echo 0 >"$TRACEFS/tracing_on"
 echo 4096 >"$TRACEFS/buffer_size_kb"
 echo 4096 >"$I/buffer_size_kb"
 echo >"$TRACEFS/trace"
-echo 1 >"$E/enable" || fail "cannot enable events/iolatency"
-echo 1 >"$I/events/iolatency/enable" || fail "cannot enable events/iolatency in $I"
+for sys in $IOLAT_SYSTEMS; do
+	echo 1 >"$TRACEFS/events/$sys/enable" || fail "cannot enable events/$sys"
+	echo 1 >"$I/events/$sys/enable" || fail "cannot enable events/$sys in $I"
+done
 for ev in $IOLAT_EVENTS; do
-	[ "$(cat "$E/$ev/enable")" = 1 ] || fail "iolatency:$ev not enabled by events/iolatency/enable"
+	sys=$(event_system "$ev")
+	[ "$(cat "$TRACEFS/events/$sys/$ev/enable")" = 1 ] ||
+		fail "$sys:$ev not enabled by events/$sys/enable"
+	[ "$(cat "$I/events/$sys/$ev/enable")" = 1 ] ||
+		fail "$sys:$ev not enabled by events/$sys/enable in $I"
 done
 echo 1 >"$TRACEFS/tracing_on"
 
@@ -105,11 +119,13 @@ echo 0 >"$TRACEFS/tracing_on"
 echo 0 >"$I/tracing_on"
 T=/tmp/iolat-trace.txt
 A=/tmp/iolat-all.txt
-grep -o 'iolatency_[a-z_]*: .*' "$TRACEFS/trace" >$T
-grep -o 'iolatency_[a-z_]*: .*' "$I/trace" >$A
+grep -o '\(iolatency\|blkcg\)_[a-z_]*: .*' "$TRACEFS/trace" >$T
+grep -o '\(iolatency\|blkcg\)_[a-z_]*: .*' "$I/trace" >$A
 cg_kill iolat-p
-echo 0 >"$E/enable"
-echo 0 >"$I/events/iolatency/enable"
+for sys in $IOLAT_SYSTEMS; do
+	echo 0 >"$TRACEFS/events/$sys/enable"
+	echo 0 >"$I/events/$sys/enable"
+done
 for f in $T $A; do
 	note "$f: $(wc -l <"$f") lines:$(sed 's/:.*//' "$f" | sort | uniq -c | tr -s ' \n' ' ')"
 done
@@ -118,8 +134,8 @@ done
 # unfiltered instance saw bulk's.
 want=$(depth_halvings iolat0)
 steps() {	# FILE CGROUP: the cgroup's first depth steps in FILE
-	grep -o "^iolatency_depth: \[iolat0:$2\] depth=[0-9max]*->[0-9max]*" "$1" |
-		sed 's/.*depth=//' | head -n "$(echo "$want" | wc -w)" | tr '\n' ' ' | sed 's/ $//'
+	grep -o "^iolatency_depth: \[iolat0:$2\] depth=[0-9]*->[0-9]*" "$1" |
+		sed 's/.*depth=//' | depth_words | head -n "$(echo "$want" | wc -w)" | tr '\n' ' ' | sed 's/ $//'
 }
 grep '^iolatency_depth:' $T | head -4
 got=$(steps $T /iolat-p/loose)
@@ -129,7 +145,7 @@ others=$(grep '^iolatency_depth:' $T | grep -v '^iolatency_depth: \[iolat0:/iola
 got=$(steps $A /iolat-p/loose)
 [ "$got" = "$want" ] || fail "unfiltered: loose's depth went '$got', want '$want'"
 grep '^iolatency_depth: \[iolat0:/iolat-p/bulk\]' $A | head -2
-grep -q '^iolatency_depth: \[iolat0:/iolat-p/bulk\] depth=max->' $A ||
+grep -q "^iolatency_depth: \[iolat0:/iolat-p/bulk\] depth=$DEPTH_MAX->" $A ||
 	fail "the unfiltered instance has no max->N step for bulk"
 
 # The filters nobody matches: no iolatency_throttle (id 0) nor

@@ -1,30 +1,41 @@
-# trace-cmd: lists the twelve events and their formats, records the
-# throttling scenario with "trace-cmd record -e iolatency" and prints the
-# decisions with "trace-cmd report": tight's missed windows, the scale-down
-# it causes, loose's depth halving to 1 and its bios waiting.  (Event
-# filters are tested through tracefs in 01-tracefs.)
+# trace-cmd: lists the twelve events, system by system (iolatency and
+# blkcg), and their formats, records the throttling scenario with
+# "trace-cmd record -e iolatency -e blkcg" and prints the decisions with
+# "trace-cmd report": tight's missed windows, the scale-down it causes,
+# loose's depth halving to 1 and its bios waiting.  (Event filters are
+# tested through tracefs in 01-tracefs.)
 . "$IOLAT_REPO/tests/lib.sh"
 
 command -v trace-cmd >/dev/null ||
 	fail "trace-cmd is not installed (guest/install-deps lists it: make deps)"
 DAT=/tmp/iolat.dat
 
-trace-cmd list -e iolatency >/tmp/iolat-list.txt 2>&1 ||
-	{ cat /tmp/iolat-list.txt; fail "trace-cmd list -e iolatency failed"; }
-cat /tmp/iolat-list.txt
-for ev in $IOLAT_EVENTS; do
-	grep -qx "iolatency:$ev" /tmp/iolat-list.txt || fail "trace-cmd list -e does not list iolatency:$ev"
+# Each system lists the series' events in it and no other.
+for sys in $IOLAT_SYSTEMS; do
+	trace-cmd list -e "$sys" >/tmp/iolat-list.txt 2>&1 ||
+		{ cat /tmp/iolat-list.txt; fail "trace-cmd list -e $sys failed"; }
+	cat /tmp/iolat-list.txt
+	want=$(system_events "$sys")
+	for ev in $want; do
+		grep -qx "$sys:$ev" /tmp/iolat-list.txt || fail "trace-cmd list -e $sys does not list $sys:$ev"
+	done
+	n=$(grep -c "^$sys:" /tmp/iolat-list.txt)
+	[ "$n" = "$(echo "$want" | wc -l)" ] ||
+		fail "trace-cmd list -e $sys lists $n events, want $(echo "$want" | wc -l)"
 done
-n=$(grep -c '^iolatency:' /tmp/iolat-list.txt)
-[ "$n" = "$IOLAT_NR_EVENTS" ] || fail "trace-cmd list -e iolatency lists $n events, want $IOLAT_NR_EVENTS"
+# iolatency_depth's depth is two u32 (UINT_MAX: no limit), printed as
+# they are, with no formatted copy in the record.
 trace-cmd list -e iolatency:iolatency_depth -F --full >/tmp/iolat-format.txt 2>&1
 grep -q 'field:u64 cgroup_id;' /tmp/iolat-format.txt &&
-	grep -q 'field:char depth\[24\];' /tmp/iolat-format.txt &&
-	grep -q '^print fmt: "\[%s:%s\] depth=%s ' /tmp/iolat-format.txt ||
+	grep -q 'field:u32 old;' /tmp/iolat-format.txt &&
+	grep -q 'field:u32 new;' /tmp/iolat-format.txt &&
+	grep -q '^print fmt: "\[%s:%s\] depth=%u->%u ' /tmp/iolat-format.txt ||
 	{ cat /tmp/iolat-format.txt; fail "trace-cmd list -F: not iolatency_depth's format"; }
+! grep -q 'field:[^;]* depth[[;]' /tmp/iolat-format.txt ||
+	{ cat /tmp/iolat-format.txt; fail "trace-cmd list -F: iolatency_depth has a depth field"; }
 
 # Record while "${HOLD[@]}" runs: tracing is on before it starts.
-trace-cmd record -b 4096 -e iolatency -o $DAT "${HOLD[@]}" trace-cmd \
+trace-cmd record -b 4096 -e iolatency -e blkcg -o $DAT "${HOLD[@]}" trace-cmd \
 	>/tmp/iolat-record.txt 2>&1 &
 rec=$!
 bg_track $rec

@@ -1,9 +1,12 @@
-# perf: "perf list" shows the twelve events; "perf record -e 'iolatency:*' -a"
-# around the throttling scenario and "perf script" print the decisions
-# (tight's missed windows, the scale-down naming tight, loose's depth
-# halving to 1); "perf stat" counts, with kernel filters, the scale events
-# by a window (by == 0: tight's scale-downs; a kernel filter compares a
-# field with a constant, not old with new) and loose's depth changes.
+# perf: "perf list" shows the twelve events (iolatency:* and
+# blkcg:blkcg_delay_pay); "perf record -e 'iolatency:*' -a" around the
+# throttling scenario (with -e blkcg:blkcg_delay_pay, so that perf parses
+# the series' whole set of formats; the checks are of the iolatency
+# events) and "perf script" print the decisions (tight's missed windows,
+# the scale-down naming tight, loose's depth halving to 1); "perf stat"
+# counts, with kernel filters, the scale events by a window (by == 0:
+# tight's scale-downs; a kernel filter compares a field with a constant,
+# not old with new) and loose's depth changes.
 . "$IOLAT_REPO/tests/lib.sh"
 
 # Debian 12's linux-perf installs the real binary as /usr/bin/perf, which
@@ -22,20 +25,25 @@ note "$PERF: $("$PERF" version)"
 DATA=/tmp/iolat-perf.data
 STAT=/tmp/iolat-perf.stat
 
-"$PERF" --no-pager list 'iolatency:*' >/tmp/iolat-list.txt 2>&1
-cat /tmp/iolat-list.txt
-for ev in $IOLAT_EVENTS; do
-	grep -Eq "^ +iolatency:$ev +\[Tracepoint event\]" /tmp/iolat-list.txt ||
-		fail "perf list does not show iolatency:$ev"
+# Each system shows the series' events in it and no other.
+for sys in $IOLAT_SYSTEMS; do
+	"$PERF" --no-pager list "$sys:*" >/tmp/iolat-list.txt 2>&1
+	cat /tmp/iolat-list.txt
+	want=$(system_events "$sys")
+	for ev in $want; do
+		grep -Eq "^ +$sys:$ev +\[Tracepoint event\]" /tmp/iolat-list.txt ||
+			fail "perf list does not show $sys:$ev"
+	done
+	n=$(grep -c "$sys:[a-z_]* *\[Tracepoint event\]" /tmp/iolat-list.txt)
+	[ "$n" = "$(echo "$want" | wc -l)" ] ||
+		fail "perf list shows $n $sys events, want $(echo "$want" | wc -l)"
 done
-n=$(grep -c 'iolatency:iolatency_[a-z_]* *\[Tracepoint event\]' /tmp/iolat-list.txt)
-[ "$n" = "$IOLAT_NR_EVENTS" ] || fail "perf list shows $n iolatency events, want $IOLAT_NR_EVENTS"
 
 # Record and count while "${HOLD[@]}" runs: perf enables the events
 # (system wide, -a) before it starts the command.
 cg_create iolat-p/loose
 id=$(cg_id iolat-p/loose)
-"$PERF" record -a -B -N -e 'iolatency:*' -o $DATA -- "${HOLD[@]}" record \
+"$PERF" record -a -B -N -e 'iolatency:*' -e blkcg:blkcg_delay_pay -o $DATA -- "${HOLD[@]}" record \
 	>/tmp/iolat-record.txt 2>&1 &
 rec=$!
 bg_track $rec

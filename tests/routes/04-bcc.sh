@@ -14,27 +14,41 @@ done
 # headers: /lib/modules/$(uname -r)/build, else /sys/kernel/kheaders.tar.xz
 # (CONFIG_IKHEADERS), which it extracts to $TMPDIR/kheaders-$(uname -r)
 # (tools starting together race for that safely: the loser drops its copy).
-[ -r /sys/kernel/debug/tracing/events/iolatency/iolatency_depth/format ] ||
-	fail "no iolatency formats under /sys/kernel/debug/tracing, where bcc reads them"
+for ev in iolatency_depth blkcg_delay_pay; do
+	[ -r "/sys/kernel/debug/tracing/events/$(event_system $ev)/$ev/format" ] ||
+		fail "no $(event_system $ev) formats under /sys/kernel/debug/tracing, where bcc reads them"
+done
 [ -d "/lib/modules/$(uname -r)/build" ] || [ -r /sys/kernel/kheaders.tar.xz ] ||
 	fail "no kernel headers for bcc: no /lib/modules/$(uname -r)/build nor /sys/kernel/kheaders.tar.xz"
 
-# tplist: every event, with its fields.
-tplist-bpfcc -v 'iolatency:*' >/tmp/iolat-tplist.txt 2>&1
+# tplist: every event, with its fields, and in each system the series'
+# events and no other.
+: >/tmp/iolat-tplist.txt
+for sys in $IOLAT_SYSTEMS; do
+	tplist-bpfcc -v "$sys:*" >>/tmp/iolat-tplist.txt 2>&1
+done
 sed -n '/^iolatency:iolatency_depth$/,/^[^ ]/p' /tmp/iolat-tplist.txt
 for ev in $IOLAT_EVENTS; do
-	fields=$(sed -n "/^iolatency:$ev\$/,/^[^ ]/{/^    /p}" /tmp/iolat-tplist.txt)
-	[ -n "$fields" ] || { cat /tmp/iolat-tplist.txt; fail "tplist-bpfcc -v does not show iolatency:$ev"; }
+	tp=$(event_system "$ev"):$ev
+	fields=$(sed -n "/^$tp\$/,/^[^ ]/{/^    /p}" /tmp/iolat-tplist.txt)
+	[ -n "$fields" ] || { cat /tmp/iolat-tplist.txt; fail "tplist-bpfcc -v does not show $tp"; }
 	for f in $(event_fields "$ev"); do
 		echo "$fields" | grep -Eq "^    [^;]* $f(\[[0-9]+\])?;\$" ||
-			fail "tplist-bpfcc -v: iolatency:$ev has no field $f"
+			fail "tplist-bpfcc -v: $tp has no field $f"
 	done
 	[ "$(event_kind "$ev")" != path ] ||
 		echo "$fields" | grep -qx '    __data_loc char\[\] cgroup;' ||
-		fail "tplist-bpfcc -v: iolatency:$ev's cgroup is not a __data_loc string"
+		fail "tplist-bpfcc -v: $tp's cgroup is not a __data_loc string"
 done
-n=$(grep -c '^iolatency:' /tmp/iolat-tplist.txt)
-[ "$n" = "$IOLAT_NR_EVENTS" ] || fail "tplist-bpfcc lists $n iolatency events, want $IOLAT_NR_EVENTS"
+# iolatency_depth's depth is its two u32, old and new: no formatted copy.
+! sed -n '/^iolatency:iolatency_depth$/,/^[^ ]/{/^    /p}' /tmp/iolat-tplist.txt |
+	grep -Eq '^    [^;]* depth(\[[0-9]+\])?;$' ||
+	fail "tplist-bpfcc -v: iolatency:iolatency_depth has a depth field"
+for sys in $IOLAT_SYSTEMS; do
+	n=$(grep -c "^$sys:" /tmp/iolat-tplist.txt)
+	want=$(system_events "$sys" | wc -l)
+	[ "$n" = "$want" ] || fail "tplist-bpfcc lists $n $sys events, want $want"
+done
 
 cg_create iolat-p/loose
 cg_create iolat-p/tight
@@ -43,9 +57,10 @@ tight_id=$(cg_id iolat-p/tight)
 
 # trace-bpfcc: the __data_loc string cgroup is at the offset in the low 16
 # bits of data_loc_cgroup, from the start of args.  The culprit is an id.
+# The depths are the u32 old and new, UINT_MAX (4294967295) for no limit.
 cgroup='((char *)args + (args->data_loc_cgroup & 0xffff))'
 PYTHONUNBUFFERED=1 trace-bpfcc -t \
-	"t:iolatency:iolatency_depth \"[%s] depth=%s cookie=%u\", $cgroup, args->depth, args->cookie" \
+	"t:iolatency:iolatency_depth \"[%s] depth=%u->%u cookie=%u\", $cgroup, args->old, args->new, args->cookie" \
 	"t:iolatency:iolatency_scale_cookie (args->new < args->old) \"[%s] cookie=%u->%u culprit_id=%llu\", $cgroup, args->old, args->new, args->culprit_id" \
 	>/tmp/iolat-trace.out 2>&1 &
 tr=$!
@@ -82,9 +97,11 @@ tracer_end 30 $tr
 tracer_end 30 $ad
 cg_kill iolat-p
 
-# trace-bpfcc, ordered by its timestamp column.
+# trace-bpfcc, ordered by its timestamp column, a depth of UINT_MAX
+# written max, as depth_halvings has it.
 head -3 /tmp/iolat-trace.out
-sort -s -n -k1,1 /tmp/iolat-trace.out | grep -E ' iolatency_(depth|scale_cookie) ' >/tmp/iolat-trace.txt
+sort -s -n -k1,1 /tmp/iolat-trace.out | grep -E ' iolatency_(depth|scale_cookie) ' |
+	depth_words >/tmp/iolat-trace.txt
 head -8 /tmp/iolat-trace.txt
 want=$(depth_halvings iolat0)
 got=$(grep -oE ' iolatency_depth +\[/iolat-p/loose\] depth=[0-9max]+->[0-9max]+ ' /tmp/iolat-trace.txt |

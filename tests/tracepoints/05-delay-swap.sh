@@ -4,18 +4,21 @@
 # each swap bio charges the group delay (its target minus the bio's
 # latency), and the group's tasks sleep it off on return to user space,
 # at most 250 ms at a time.  Checked through iolatency_delay_charge,
-# iolatency_delay_pay and iolatency_use_delay.  The per-bio events (charge,
-# pay) name loose by its cgroup id, not its path.
+# blkcg_delay_pay (trace system blkcg: blk-cgroup's payment, which says
+# whose delay it is, by=io.latency with use_delay > 0 here, io.cost's
+# otherwise) and iolatency_use_delay.  The per-bio events (charge, pay)
+# name loose by its cgroup id, not its path.
 . "$IOLAT_REPO/tests/lib.sh"
 
-trace_events iolatency_delay_charge iolatency_delay_pay iolatency_use_delay
+trace_events iolatency_delay_charge blkcg_delay_pay iolatency_use_delay
 swap_scenario_start
 trap 'swapoff /dev/iolat0 2>/dev/null' EXIT
 id=$(cg_id iolat-p/loose)
 LOOSE="\[iolat0\] cgroup_id=$id"
+BY='by=io.latency use_delay=[1-9][0-9]*'	# io.latency's delay, use_delay on
 note "loose's cgroup_id: $id"
 
-wait_for 120 grep -q "iolatency_delay_pay: $LOOSE pid=[0-9]* comm=dd " \
+wait_for 120 grep -q "blkcg_delay_pay: $LOOSE pid=[0-9]* comm=dd $BY " \
 	"$TRACEFS/trace" || { tail -5 "$TRACEFS/trace"; fail "dd never paid induced delay"; }
 sleep 3
 cp "$TRACEFS/trace" /tmp/trace.txt
@@ -39,8 +42,8 @@ grep -o "iolatency_delay_charge: $LOOSE lat_ns=[0-9]* charge_ns=[0-9]*" /tmp/tra
 
 # Payments: dd, in loose, never more than the 250 ms cap per sleep, and
 # capped=1 exactly when it owed more.
-grep -o 'iolatency_delay_pay: .*' /tmp/trace.txt | head -3
-grep -o "iolatency_delay_pay: $LOOSE pid=[0-9]* comm=dd delay_ns=[0-9]* sleep_ns=[0-9]* capped=[01]" /tmp/trace.txt |
+grep -o 'blkcg_delay_pay: .*' /tmp/trace.txt | head -3
+grep -o "blkcg_delay_pay: $LOOSE pid=[0-9]* comm=dd $BY delay_ns=[0-9]* sleep_ns=[0-9]* capped=[01]" /tmp/trace.txt |
 	sed 's/.*delay_ns=\([0-9]*\) sleep_ns=\([0-9]*\) capped=\([01]\)/\1 \2 \3/' |
 	awk '{ n++; want = $1 < 250000000 ? $1 : 250000000
 	       if ($2 != want) { print "owed " $1 "ns, slept for " $2 "ns"; bad = 1 }
@@ -49,10 +52,13 @@ grep -o "iolatency_delay_pay: $LOOSE pid=[0-9]* comm=dd delay_ns=[0-9]* sleep_ns
 		   if (n == 0) { print "no payment by dd to check"; exit 1 }
 		   exit bad }' || fail "a sleep is not min(owed, 250 ms), or capped is not owed > 250 ms"
 if grep -q 'sleep_ns=250000000 capped=1 ' /tmp/trace.txt; then note "some sleeps were capped at 250 ms"; fi
-pays=$(grep 'iolatency_delay_pay:' /tmp/trace.txt)
-[ -n "$pays" ] || fail "no iolatency_delay_pay event in the trace copy"
-! grep -v "iolatency_delay_pay: $LOOSE " <<<"$pays" ||
+pays=$(grep 'blkcg_delay_pay:' /tmp/trace.txt)
+[ -n "$pays" ] || fail "no blkcg_delay_pay event in the trace copy"
+! grep -v "blkcg_delay_pay: $LOOSE " <<<"$pays" ||
 	fail "a group other than loose (cgroup_id $id) paid delay"
+# All of it io.latency's (io.cost is not on): by=io.latency, use_delay on.
+! grep -v " $BY delay_ns=" <<<"$pays" ||
+	fail "a payment not by io.latency with use_delay on"
 
 # The protected reader keeps going while loose swaps: 50 IOPS at least
 # (measured: 443); a reader stalled behind the swap storm does a few.

@@ -8,7 +8,7 @@
 # limit for all.  Then the scenario runs until the scripts have printed
 # the lines checked below that they print as events come (a scale-down by
 # tight, loose's last depth step, a missed window) and dd has paid delay
-# (iolatency_delay_pay through tracefs too: iolat-delay-hist prints only
+# (blkcg_delay_pay through tracefs too: iolat-delay-hist prints only
 # at exit), then SIGINT ends them all and each prints its summary, as
 # after Ctrl-C.
 . "$IOLAT_REPO/tests/lib.sh"
@@ -43,7 +43,7 @@ note "all scripts tracing after $SECONDS s (bound $start s)"
 # Every line checked is of the shape its script prints (see each script's
 # header): a line of its own per event, or a map entry of its summary.
 T='[0-9][0-9]:[0-9][0-9]:[0-9][0-9]'	# time("%H:%M:%S ")
-trace_events iolatency_delay_pay
+trace_events blkcg_delay_pay
 swap_scenario_start
 tid=$(cg_id iolat-p/tight)
 culprit_line="$T iolat0 +/iolat-p +/iolat-p/tight +$tid +1000us ([0-9]+)->([0-9]+)"
@@ -55,7 +55,7 @@ seen() {
 	grep -Eqx "$culprit_line" /tmp/iolat-culprit.out || MISSING+=" scale-down-by-tight"
 	grep -Eqx "$last_step_line" /tmp/iolat-depth.out || MISSING+=" loose-depth-2->1"
 	grep -Eqx "$window_line" /tmp/iolat-window.out || MISSING+=" missed-window"
-	grep -q 'iolatency_delay_pay: \[iolat0\] cgroup_id=[0-9]* pid=[0-9]* comm=dd ' \
+	grep -q 'blkcg_delay_pay: \[iolat0\] cgroup_id=[0-9]* pid=[0-9]* comm=dd by=io.latency use_delay=[1-9][0-9]* ' \
 		"$TRACEFS/trace" || MISSING+=" dd-paid-delay"
 	[ -z "$MISSING" ]
 }

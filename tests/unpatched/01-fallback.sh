@@ -13,8 +13,10 @@
 . "$IOLAT_REPO/tests/lib.sh"
 need_tools
 
-[ ! -d "$TRACEFS/events/iolatency" ] ||
-	fail "this kernel has the iolatency events: the unpatched suite wants make kernel-unpatched"
+for sys in $IOLAT_SYSTEMS; do
+	[ ! -d "$TRACEFS/events/$sys" ] ||
+		fail "this kernel has the $sys events: the unpatched suite wants make kernel-unpatched"
+done
 row() { jq -c --arg cg "$1" '.cgroups[] | select(.cgroup == $cg)'; }
 reason="this kernel has no iolatency tracepoints"
 
