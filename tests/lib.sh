@@ -487,6 +487,18 @@ system_events() {
 	done
 }
 
+# systems_hold_series: tracefs has in each of IOLAT_SYSTEMS the series'
+# events in it and no other.
+systems_hold_series() {
+	local sys got want
+	for sys in $IOLAT_SYSTEMS; do
+		got=$(find "$TRACEFS/events/$sys" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' |
+			sort | tr '\n' ' ')
+		want=$(system_events "$sys" | sort | tr '\n' ' ')
+		[ "$got" = "$want" ] || fail "events/$sys in tracefs holds '$got', want '$want'"
+	done
+}
+
 # trace_events EVENT...: record only these events of the series, from now
 # on (each in its trace system: event_system).
 trace_events() {

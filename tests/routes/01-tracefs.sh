@@ -41,11 +41,7 @@ for ev in $IOLAT_EVENTS; do
 done
 # Each system holds the series' events in it and no other: eleven in
 # iolatency, blkcg_delay_pay in blkcg.
-for sys in $IOLAT_SYSTEMS; do
-	got=$(find "$TRACEFS/events/$sys" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | tr '\n' ' ')
-	want=$(system_events "$sys" | sort | tr '\n' ' ')
-	[ "$got" = "$want" ] || fail "events/$sys in tracefs holds '$got', want '$want'"
-done
+systems_hold_series
 grep -A3 'field:u32 new;' "$E/iolatency_depth/format"
 
 # The cgroups exist before the workload so that the filters can name them.

@@ -83,9 +83,4 @@ fmt_starts blkcg_delay_pay '[%s] cgroup_id=%llu pid=%d comm=%s by=%s use_delay=%
 for by in io.latency io.cost; do
 	[[ $FMT == *'print fmt: '*\"$by\"* ]] || fail "$EV's print fmt has no by=$by"
 done
-for sys in $IOLAT_SYSTEMS; do
-	evs=("$TRACEFS/events/$sys"/*/)
-	got=$(for d in "${evs[@]}"; do d=${d%/}; echo "${d##*/}"; done | sort | tr '\n' ' ')
-	want=$(system_events "$sys" | sort | tr '\n' ' ')
-	[ "$got" = "$want" ] || fail "events/$sys holds '$got', want '$want'"
-done
+systems_hold_series
