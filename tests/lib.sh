@@ -150,13 +150,51 @@ debug_stats() {
 		fail "cannot set blkcg_debug_stats"
 }
 
-# cleanup: remove every iolat-* cgroup and null_blk device, stop tracing,
+# dm_linear NAME DISK: a dm-linear device over the whole of /dev/DISK;
+# prints its kernel name (dm-N).  No udev in the guest: libdevmapper
+# makes /dev/mapper/NAME itself (DM_DISABLE_UDEV).
+dm_linear() {
+	local sectors mm
+	[[ $1 == iolat* ]] || fail "dm_linear: name must start with iolat"
+	sectors=$(cat "/sys/block/$2/size") || fail "no block device $2"
+	DM_DISABLE_UDEV=1 dmsetup create "$1" --table "0 $sectors linear /dev/$2 0" ||
+		fail "cannot create dm-linear $1 over $2"
+	mm=$(DM_DISABLE_UDEV=1 dmsetup info -c --noheadings --separator : -o major,minor "$1" |
+		tr -d ' ') || fail "dmsetup info $1 failed"
+	basename "$(readlink "/sys/dev/block/$mm")"
+}
+
+# fs_make DISK NAME [MOUNT_OPTIONS]: a fresh ext4 on /dev/DISK, mounted at
+# $FS_DIR/NAME (the guest's root is read-only; /run is tmpfs); prints
+# the mount point.  Inode tables and journal written now, not by a
+# background thread whose IO would land in the middle of a test.
+FS_DIR=/run/iolat-fs
+fs_make() {
+	local mnt=$FS_DIR/$2
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "/dev/$1" >/dev/null ||
+		fail "mkfs.ext4 on $1 failed"
+	mkdir -p "$mnt" && mount -t ext4 ${3:+-o "$3"} "/dev/$1" "$mnt" ||
+		fail "cannot mount $1 on $mnt${3:+ ($3)}"
+	echo "$mnt"
+}
+
+# cleanup: remove every iolat-* cgroup, filesystem of fs_make, dm and
+# null_blk device, stop tracing,
 # drop the filters of the series' events (trace systems iolatency and
 # blkcg) and iolat-* trace instances.
 cleanup() {
 	local d
 	for d in "$CG"/iolat*; do
 		[ -d "$d" ] && cg_remove "${d#$CG/}"
+	done
+	# what fs_make mounted, then dm devices: each holds the disks below
+	for d in "$FS_DIR"/*; do
+		[ -d "$d" ] || continue
+		umount "$d" 2>/dev/null || umount -l "$d" 2>/dev/null
+		rmdir "$d" 2>/dev/null
+	done
+	for d in /dev/mapper/iolat*; do
+		[ -e "$d" ] && DM_DISABLE_UDEV=1 dmsetup remove "${d##*/}" 2>/dev/null
 	done
 	for d in "$NULLB_CFS"/iolat*; do
 		[ -d "$d" ] && nullb_remove "${d##*/}"
