@@ -1764,6 +1764,31 @@ int iolat_targets_read(const struct iolat_cgroups *cgs, struct iolat_targets *t)
 	return err;
 }
 
+void iolat_targets_tell_bio_based(const char *tool, const struct iolat_targets *t)
+{
+	static __u32 told[64];
+	static size_t ntold;
+	const char *below;
+	size_t i, k;
+
+	for (i = 0; i < t->n; i++) {
+		__u32 dev = t->v[i].dev;
+
+		if (iolat_dev_bio_based(dev) != 1)
+			continue;
+		for (k = 0; k < ntold && told[k] != dev; k++)
+			;
+		if (k < ntold || ntold == sizeof(told) / sizeof(*told))
+			continue;
+		told[ntold++] = dev;
+		below = iolat_dev_below(dev);
+		fprintf(stderr, "%s: %s (%u:%u) is bio-based: io.latency takes a target "
+			"there and never acts on it; set it on %s\n", tool,
+			iolat_dev_name(dev), IOLAT_MAJOR(dev), IOLAT_MINOR(dev),
+			*below ? below : "the disk below it");
+	}
+}
+
 bool iolat_cgroups_have_latency(const struct iolat_cgroups *cgs)
 {
 	char fn[PATH_MAX + 64];

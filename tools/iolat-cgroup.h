@@ -434,5 +434,10 @@ int iolat_targets_read(const struct iolat_cgroups *cgs, struct iolat_targets *t)
 /* Append the targets of cgroup @i (one new since the walk). */
 int iolat_targets_read_one(const struct iolat_cgroups *cgs, size_t i,
 			   struct iolat_targets *t);
+/*
+ * Say on stderr, once a device, that a target is on a bio-based device
+ * (device mapper, md), where io.latency never acts, and the disks below.
+ */
+void iolat_targets_tell_bio_based(const char *tool, const struct iolat_targets *t);
 
 #endif /* __IOLAT_CGROUP_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Front-end helpers shared by the iolat tools. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -351,7 +352,9 @@ int iolat_parse_dev(const char *tool, const char *arg, __u32 *dev)
 static struct {
 	__u32 dev;
 	int rot;
+	int bio_based;
 	char name[32];
+	char below[96];
 } dev_cache[DEV_CACHE];
 static int dev_cache_n;
 
@@ -379,6 +382,51 @@ static int dev_rotational_read(__u32 dev)
 }
 
 /*
+ * blk-mq gives each request-based disk an mq/ directory; a bio-based one
+ * (device mapper's linear, crypt, ...; md; null_blk's queue_mode 0) has
+ * none, and no rq_qos policy sees its bios.  1 bio-based, 0 not, -1
+ * unknown (its directory could not be read).
+ */
+static int dev_bio_based_read(__u32 dev)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%u:%u/queue", sys_block,
+		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
+	if (stat(path, &st))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%u:%u/mq", sys_block,
+		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
+	if (!stat(path, &st))
+		return 0;
+	return errno == ENOENT ? 1 : -1;
+}
+
+/* The disks @dev is stacked on (its slaves/), comma-separated, sorted. */
+static void dev_below_read(__u32 dev, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	struct dirent **v;
+	size_t used = 0;
+	int i, n;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%u:%u/slaves", sys_block,
+		 IOLAT_MAJOR(dev), IOLAT_MINOR(dev));
+	n = scandir(path, &v, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		const char *d = v[i]->d_name;
+
+		if (d[0] != '.' && used + strlen(d) + 2 < len)
+			used += snprintf(buf + used, len - used, "%s%s", used ? "," : "", d);
+		free(v[i]);
+	}
+	if (n > 0)
+		free(v);
+}
+
+/*
  * The cache slot of @dev, filled from sysfs; -ENOENT when it is gone,
  * another -errno when that cannot be told (out of descriptors).
  */
@@ -403,6 +451,8 @@ static int dev_lookup(__u32 dev)
 	slot = dev_cache_n < DEV_CACHE ? dev_cache_n++ : (int)(dev % DEV_CACHE);
 	dev_cache[slot].dev = dev;
 	dev_cache[slot].rot = rot;
+	dev_cache[slot].bio_based = dev_bio_based_read(dev);
+	dev_below_read(dev, dev_cache[slot].below, sizeof(dev_cache[slot].below));
 	snprintf(dev_cache[slot].name, sizeof(dev_cache[slot].name), "%s",
 		 strrchr(target, '/') + 1);
 	return slot;
@@ -425,6 +475,20 @@ int iolat_dev_rotational(__u32 dev)
 	int slot = dev_lookup(dev);
 
 	return slot >= 0 ? dev_cache[slot].rot : -1;
+}
+
+int iolat_dev_bio_based(__u32 dev)
+{
+	int slot = dev_lookup(dev);
+
+	return slot >= 0 ? dev_cache[slot].bio_based : -1;
+}
+
+const char *iolat_dev_below(__u32 dev)
+{
+	int slot = dev_lookup(dev);
+
+	return slot >= 0 ? dev_cache[slot].below : "";
 }
 
 int iolat_dev_check(__u32 dev)

@@ -131,6 +131,13 @@ const char *iolat_dev_name(__u32 dev);
 /* 1 rotational, 0 not, -1 unknown. */
 int iolat_dev_rotational(__u32 dev);
 /*
+ * 1 if @dev's queue is bio-based (device mapper, md): io.latency accepts
+ * a target there and never acts on it.  0 request-based, -1 unknown.
+ */
+int iolat_dev_bio_based(__u32 dev);
+/* The disks below @dev ("nullb0,nullb1"; "" for none): where to set it. */
+const char *iolat_dev_below(__u32 dev);
+/*
  * 1 if @dev is there, 0 if it is gone, -errno when that cannot be told
  * (-EMFILE, -ENFILE): never take that for gone.
  */

@@ -547,6 +547,23 @@ static int copy_name(char *dst, size_t len, const char *s)
 	return 0;
 }
 
+/* The disk names of a row's "below", escaped, comma-separated, as fit. */
+static void below_names(const struct ij_value *a, char *out, size_t len)
+{
+	char name[WHY_DEV_LEN];
+	size_t i, used = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < a->n; i++) {
+		if (a->items[i].type != IJ_STR)
+			continue;
+		iolat_esc(name, sizeof(name), a->items[i].str);
+		if (used + strlen(name) + 2 > len)
+			break;
+		used += snprintf(out + used, len - used, "%s%s", used ? "," : "", name);
+	}
+}
+
 static int name_index(const char *s, const char *const *names, int n)
 {
 	int i;
@@ -724,7 +741,7 @@ enum {
 	R_DEVICE, R_CGROUP, R_CGROUP_ID, R_ROTATIONAL, R_TARGET_US, R_WINDOW,
 	R_WINDOWS, R_WINDOWS_MISSED, R_IOPS, R_READ_MBPS, R_WRITE_MBPS, R_DEPTH,
 	R_STATE, R_USE_DELAY, R_CHARGED_MS, R_PAID_MS, R_IOSTAT_DEBUG,
-	R_SCALE_SKIPS, R_CHILDREN,
+	R_SCALE_SKIPS, R_CHILDREN, R_BIO_BASED, R_BELOW,
 	/* window */
 	W_MET, W_WIN_MET, W_SAMPLES, W_STAT, W_MISSED, W_MEAN_US, W_ACTION,
 	W_ACTION_NAME,
@@ -742,7 +759,7 @@ static const char *const row_keys[ROW_KEYS] = {
 	"device", "cgroup", "cgroup_id", "rotational", "target_us", "window",
 	"windows", "windows_missed", "iops", "read_mbps", "write_mbps", "depth",
 	"state", "use_delay", "delay_charged_ms", "delay_paid_ms", "iostat_debug",
-	"scale_skips", "children",
+	"scale_skips", "children", "bio_based", "below",
 	"met", "win_met", "samples", "stat", "missed", "mean_us", "action",
 	"action_name",
 	"total", "missed", "avg_lat_us",
@@ -860,6 +877,9 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 			goto oom;
 		r.cgroup_id = u64_v(k[R_CGROUP_ID]);
 		r.rotational = bool_v(k[R_ROTATIONAL]);
+		r.bio_based = bool_v(k[R_BIO_BASED]);
+		if (r.bio_based && k[R_BELOW] && k[R_BELOW]->type == IJ_ARR)
+			below_names(k[R_BELOW], r.below, sizeof(r.below));
 		r.target_us = u64_v(k[R_TARGET_US]);
 		if (k[R_WINDOW] && k[R_WINDOW]->type == IJ_OBJ) {
 			row_fields(k[R_WINDOW], OBJ_WINDOW, k);

@@ -277,6 +277,27 @@ static void json_iostat(FILE *f, const struct top_row *r)
 		(unsigned long long)io->dbytes, (unsigned long long)io->dios);
 }
 
+/* "bio_based" (null: unknown), and on such a device the disks below it. */
+static void json_bio_based(FILE *f, __u32 dev)
+{
+	int bio = iolat_dev_bio_based(dev);
+	char below[128], *name, *save = NULL;
+	bool first = true;
+
+	fprintf(f, "\"bio_based\":%s", bio < 0 ? "null" : bio ? "true" : "false");
+	if (bio != 1)
+		return;
+	snprintf(below, sizeof(below), "%s", iolat_dev_below(dev));
+	fputs(",\"below\":[", f);
+	for (name = strtok_r(below, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		if (!first)
+			fputc(',', f);
+		first = false;
+		iolat_json_str(f, name);
+	}
+	fputc(']', f);
+}
+
 void top_print_json(FILE *f, const struct top_report *rep)
 {
 	const struct top_model *m = rep->m;
@@ -314,8 +335,10 @@ void top_print_json(FILE *f, const struct top_report *rep)
 
 		fprintf(f, "%s{\"device\":", i ? "," : "");
 		iolat_json_str(f, iolat_dev_name(r->dev));
-		fprintf(f, ",\"rotational\":%s,\"cgroup\":",
+		fprintf(f, ",\"rotational\":%s,",
 		       iolat_dev_rotational(r->dev) == 1 ? "true" : "false");
+		json_bio_based(f, r->dev);
+		fputs(",\"cgroup\":", f);
 		iolat_json_str(f, r->path);
 		fprintf(f, ",\"cgroup_id\":%llu", (unsigned long long)r->cgid);
 		if (r->target_us)

@@ -567,6 +567,8 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	if (!err)
 		err = top_model_add_targets(&model, &targets);
 	if (!err)
+		iolat_targets_tell_bio_based(TOOL, &targets);
+	if (!err)
 		err = state_sample();
 	/* Entries of cgroups and devices that are gone are deleted. */
 	if (!err && obj)

@@ -532,6 +532,10 @@ int why_model_row(struct why_model *m, const struct why_row *r)
 		return -ENOMEM;
 	c->rows++;
 	c->last_row_t = r->time;
+	if (r->bio_based) {
+		c->bio_based = true;
+		memcpy(c->below, r->below, sizeof(c->below));
+	}
 	if (r->target_us)
 		note_target(c, r->target_us, r->time);
 	else if (c->target_us && !r->has_window)

@@ -93,6 +93,9 @@ struct why_row {
 	double time, interval_s;
 	__u64 cgroup_id;
 	bool rotational;
+	/* a device io.latency never acts on, and the disks below ("a,b") */
+	bool bio_based;
+	char below[WHY_DEV_LEN];
 	__u64 target_us;		/* 0: none */
 	bool has_window;
 	bool met, win_met, ssd;
@@ -207,6 +210,9 @@ struct why_cg {
 	double charged_ev_us, paid_ev_us;	/* iolat-snoop's events */
 	__u64 charges, pays;
 	double write_mb_delayed, delayed_s;	/* writes while use_delay > 0 */
+	/* its device is bio-based (iolat-top's rows), and the disks below */
+	bool bio_based;
+	char below[WHY_DEV_LEN];
 	/* IO */
 	double iops_min, iops_max, iops_sum;
 	__u64 iops_n;

@@ -13,7 +13,7 @@ const char *const why_rule_names[WHY_RULE_NR] = {
 	"unreachable_target", "ten_percent_rule", "no_charge_without_target",
 	"flapping", "slow_recovery", "nothing_to_throttle", "cookie_at_floor",
 	"tighter_sibling_owns_scaling", "depth_unknown", "ghost_culprit",
-	"target_not_as_meant",
+	"target_not_as_meant", "target_on_bio_device",
 };
 
 /*
@@ -993,8 +993,9 @@ static int rule_unknown(struct why_model *m, struct why_findings *out)
 		for (j = i; j < m->n; j++) {
 			const struct why_cg *c = m->v[j];
 
+			/* a bio-based device has no depth: target_on_bio_device says why */
 			if (strcmp(c->device, m->v[i]->device) || is_root(c) || c->dn ||
-			    c->rows < 2 || c->rows_unknown < c->rows)
+			    c->rows < 2 || c->rows_unknown < c->rows || c->bio_based)
 				continue;
 			if (!first)
 				first = c;
@@ -1136,6 +1137,47 @@ static int rule_target_parse(struct why_model *m, struct why_cg *c,
 	return add_finding(out, WHY_TARGET_PARSE, c, &t);
 }
 
+/*
+ * io.latency is an rq_qos policy: it sees the bios of disks with a
+ * request queue only.  A bio-based device (device mapper, md) takes a
+ * target in io.latency like any disk, and no window ever opens there.
+ */
+static int rule_bio_device(struct why_model *m, struct why_cg *c,
+			   struct why_findings *out)
+{
+	struct finding_text t = {};
+	__u64 n, missed;
+	char value[24], below[WHY_DEV_LEN], *disk, *save = NULL;
+
+	win_counts(c, &n, &missed);
+	if (!c->bio_based || !c->ever_target || n)
+		return 0;
+	sb_printf(&t.summary, "%s's target on %s has no effect: %s is bio-based (device "
+		  "mapper or md), and io.latency acts only on disks with a request queue",
+		  c->name, c->device, c->device);
+	sb_printf(&t.evidence, "target %lluus in %llu rows over %.1fs, 0 windows", c->target_us,
+		  (unsigned long long)c->rows, c->last_row_t - c->first_t);
+	if (c->iops_n && c->iops_max > 0)
+		sb_printf(&t.evidence, ", while the group did up to %.0f IOPS there",
+			  c->iops_max);
+	if (!c->below[0]) {
+		sb_printf(&t.advice, "set the target on the disk below %s (see "
+			  "/sys/block/%s/slaves)", c->device, c->device);
+		return add_finding(out, WHY_BIO_DEVICE, c, &t);
+	}
+	sb_printf(&t.advice, "set the target on the disk%s below it, %s: the bios %s "
+		  "passes down are the group's there too", strchr(c->below, ',') ? "s" : "",
+		  c->below, c->device);
+	snprintf(value, sizeof(value), "%llu", (unsigned long long)c->target_us);
+	memcpy(below, c->below, sizeof(below));
+	for (disk = strtok_r(below, ",", &save); disk; disk = strtok_r(NULL, ",", &save)) {
+		if (t.command.n)
+			sb_printf(&t.command, "; ");
+		target_command(&t, disk, c->path, value);
+	}
+	return add_finding(out, WHY_BIO_DEVICE, c, &t);
+}
+
 typedef int (*rule_fn)(struct why_model *, struct why_cg *, struct why_findings *);
 
 #define BIT(rule) (1U << (rule))
@@ -1168,7 +1210,8 @@ unsigned int why_rules_unchecked(const struct why_model *m)
 int why_analyse(struct why_model *m, struct why_findings *out)
 {
 	static const struct { rule_fn fn; enum why_rule rule; } group_rules[] = {
-		{ rule_target_parse, WHY_TARGET_PARSE }, { rule_unreachable, WHY_UNREACHABLE },
+		{ rule_target_parse, WHY_TARGET_PARSE }, { rule_bio_device, WHY_BIO_DEVICE },
+		{ rule_unreachable, WHY_UNREACHABLE },
 		{ rule_ten_percent, WHY_TEN_PERCENT }, { rule_nothing, WHY_NOTHING_TO_THROTTLE },
 		{ rule_tighter, WHY_TIGHTER_OWNS }, { rule_no_charge, WHY_NO_CHARGE },
 	}, parent_rules[] = {

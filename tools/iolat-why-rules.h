@@ -14,7 +14,7 @@ enum why_rule {
 	WHY_UNREACHABLE, WHY_TEN_PERCENT, WHY_NO_CHARGE, WHY_FLAPPING,
 	WHY_SLOW_RECOVERY, WHY_NOTHING_TO_THROTTLE, WHY_COOKIE_FLOOR,
 	WHY_TIGHTER_OWNS, WHY_UNKNOWN_DEPTH, WHY_GHOST_CULPRIT,
-	WHY_TARGET_PARSE, WHY_RULE_NR,
+	WHY_TARGET_PARSE, WHY_BIO_DEVICE, WHY_RULE_NR,
 };
 extern const char *const why_rule_names[WHY_RULE_NR];
 
@@ -52,7 +52,8 @@ struct why_findings {
 /*
  * The rules a model fed only what a kernel without the events gives
  * (iolat-top's io.stat mode, iolat-snoop's records of the controller's
- * functions) cannot check: all but target_not_as_meant and
+ * functions) cannot check: all but target_not_as_meant,
+ * target_on_bio_device and
  * depth_unknown; unreachable_target and nothing_to_throttle too without
  * blkcg_debug_stats; no_charge_without_target is checked when the
  * functions showed the delay charged and blkcg_debug_stats the

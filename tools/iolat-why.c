@@ -81,6 +81,8 @@ TOOL "'s binary, else in $PATH; that needs root).  Either file may be\n"
 "  depth_unknown        blkcg_debug_stats off: depth and use_delay unknown\n"
 "  ghost_culprit        the children are scaled for a cgroup that is gone\n"
 "  target_not_as_meant  a target that reads as a typo (us vs ms, ns)\n"
+"  target_on_bio_device  a target on device mapper or md: never acted on\n"
+
 "\n"
 "On a kernel without the iolatency events (or with --no-events, passed to\n"
 "the two tools), iolat-top runs in its io.stat mode and iolat-snoop logs\n"

@@ -431,6 +431,85 @@ static void test_rates(void)
 	fixture_free(&fx);
 }
 
+static void rmdir_cg(const char *path)
+{
+	char fn[8192];
+
+	snprintf(fn, sizeof(fn), "%s%s/io.stat", root, path);
+	unlink(fn);
+	snprintf(fn, sizeof(fn), "%s%s/io.latency", root, path);
+	unlink(fn);
+	snprintf(fn, sizeof(fn), "%s%s", root, path);
+	if (rmdir(fn)) {
+		perror(fn);
+		exit(2);
+	}
+}
+
+/*
+ * A bio-based disk (device mapper: a queue/, no mq/) and one with a
+ * request queue: JSON's bio_based and, on the first, the disks below it
+ * (slaves/); iolat-top's note on stderr names them, once.
+ */
+static void test_bio_based(void)
+{
+	static char sys[8192];
+	static const char *const dirs[] = { "fake1", "fake1/queue", "fake1/mq", "dm-3",
+		"dm-3/queue", "dm-3/slaves", "dm-3/slaves/fake1", NULL };
+	struct fixture fx = {};
+	struct top_report rep;
+	char fn[8300], said[512];
+	const char *out;
+	FILE *tmp = tmpfile();
+	int saved = dup(2), i;
+	size_t n;
+
+	snprintf(sys, sizeof(sys), "%s/../sysblk-bio", root);
+	mkdir(sys, 0755);
+	for (i = 0; dirs[i]; i++) {
+		snprintf(fn, sizeof(fn), "%s/%s", sys, dirs[i]);
+		mkdir(fn, 0755);
+	}
+	snprintf(fn, sizeof(fn), "%s/4000:1", sys);
+	symlink("./fake1", fn);
+	snprintf(fn, sizeof(fn), "%s/4000:3", sys);
+	symlink("./dm-3", fn);
+	iolat_sys_block_set(sys);
+	iolat_dev_cache_reset();
+	mkcg("/bb");
+	put("/bb/io.latency", "4000:1 target=1000\n4000:3 target=5000\n");
+	scan(&fx);
+	fixture_filter(&fx, "^/bb$");
+	check(!interval(&fx, NULL, NULL, 0, NULL, NULL, 0, 1), "bio-based: an interval");
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true };
+	out = render(top_print_json, &rep);
+	if (records)
+		fputs(out, records);
+	check(strstr(out, "{\"device\":\"dm-3\",\"rotational\":false,\"bio_based\":true,"
+		     "\"below\":[\"fake1\"],\"cgroup\":\"/bb\"") &&
+	      strstr(out, "{\"device\":\"fake1\",\"rotational\":false,\"bio_based\":false,"
+		     "\"cgroup\":\"/bb\""),
+	      "bio-based: json: dm-3's row bio-based, fake1 below it; fake1's not: %s", out);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	iolat_targets_tell_bio_based("iolat-top", &fx.targets);
+	iolat_targets_tell_bio_based("iolat-top", &fx.targets);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(said, 1, sizeof(said) - 1, tmp);
+	said[n] = '\0';
+	fclose(tmp);
+	check(!strcmp(said, "iolat-top: dm-3 (4000:3) is bio-based: io.latency takes a target "
+		      "there and never acts on it; set it on fake1\n"),
+	      "bio-based: said once on stderr, naming the disk below: '%s'", said);
+	fixture_free(&fx);
+	rmdir_cg("/bb");
+	iolat_sys_block_set(NULL);
+	iolat_dev_cache_reset();
+}
+
 /*
  * A row's rates against its own baseline when the rows come in another
  * order than in the interval before (a target gone, a row added before
@@ -4865,6 +4944,7 @@ int main(int argc, char **argv)
 	iolat_cgroup_root_set(root);
 	test_reader();
 	test_rates();
+	test_bio_based();
 	test_unknown_rates();
 	test_rates_rows_moved();
 	test_window_idle();

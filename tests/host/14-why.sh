@@ -115,6 +115,11 @@ case_is unknown top depth_unknown
 case_is ghost both ghost_culprit
 case_is ghost top ghost_culprit
 case_is target both target_not_as_meant
+# /db's target on dm-0, a dm-linear device over nullb0: never acted on.
+case_is biodev top target_on_bio_device
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+grep -qF "\"command\":\"echo \\\"\$(cat /sys/block/nullb0/dev) target=5000\\\" > ${cg2:-/sys/fs/cgroup}/db/io.latency\"" \
+	"$tmp/json" || fail "why-biodev: not the disk below's command: $(cat "$tmp/json")"
 # /svc removed (id 100, its windows missed) and started again (id 200,
 # healthy): two cgroups.  The finding is the old one's, with its id in
 # -j and beside its path in text, where the two paths collide.
@@ -159,7 +164,6 @@ expect_text() { # NAME PATTERN: the findings of why-NAME (both) say PATTERN
 expect_text unreachable "missed 197 of 197 windows"
 expect_text unreachable "/iolat-m/batch: depth 1, use_delay up to 13"
 # The command writes under this system's cgroup2 mount, found when run.
-cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 expect_text unreachable "target=max\\\\\" > ${cg2:-/sys/fs/cgroup}/iolat-m/tight/io.latency"
 expect_text unreachable "at its floor \(999968\)"
 expect_text swap "0ms charged, 0ms paid; writing 18.2 MB/s while delayed"
@@ -293,7 +297,7 @@ expect 4 "cannot write the output" sh -c "exec '$W' --snoop '$D/why-target.snoop
 "$W" --help >"$tmp/help" || fail "--help exited $?"
 for r in unreachable_target ten_percent_rule no_charge_without_target flapping \
 	slow_recovery nothing_to_throttle cookie_at_floor tighter_sibling_owns_scaling \
-	depth_unknown ghost_culprit target_not_as_meant "EXIT STATUS"; do
+	depth_unknown ghost_culprit target_not_as_meant target_on_bio_device "EXIT STATUS"; do
 	grep -q "$r" "$tmp/help" || fail "--help does not mention $r"
 done
 note "--help names every finding and the exit statuses"

@@ -135,8 +135,8 @@ row() {
 	[ "$4" != null ] && w=$5 wm=$6
 	[[ ${21} =~ \"scale_downs\":([0-9]+),\"scale_ups\":([0-9]+) ]] &&
 		downs=${BASH_REMATCH[1]} ups=${BASH_REMATCH[2]}
-	r=$(printf '{"device":"iolat0","rotational":false,"cgroup":"%s","cgroup_id":%s,"target_us":%s,"window":%s' \
-		"$1" "$2" "$3" "$4")
+	r=$(printf '{"device":"%s","rotational":false,%s,"cgroup":"%s","cgroup_id":%s,"target_us":%s,"window":%s' \
+		"${DEV:-iolat0}" "${DEV_QUEUE:-\"bio_based\":false}" "$1" "$2" "$3" "$4")
 	[ "$4" != null ] && r+=$(printf ',"windows":%s,"windows_missed":%s' "$5" "$6")
 	r+=$(printf ',"iops":%s,"read_mbps":%s,"write_mbps":%s,"depth":%s,"cookie":%s,"state":"%s","use_delay":%s' \
 		"$7" "$8" "$9" "$d" "${11}" "${12}" "${13}")
@@ -870,6 +870,22 @@ restart() {
 	done
 }
 
+# biodev: /db's target (5000us) is on dm-0, a dm-linear device over
+# nullb0: /db reads 400 a second through it, and no window ever opens.
+biodev() {
+	local sec
+	top_file biodev
+	for ((sec = 1; sec <= 10; sec++)); do
+		top_begin
+		DEV=dm-0 DEV_QUEUE='"bio_based":true,"below":["nullb0"]'
+		root_row 400.0 1.563 0.000
+		row /db 2001 5000 null 0 0 400.0 1.563 0.000 null null unknown null null null null \
+			0.000 0.000 0 0 -
+		DEV= DEV_QUEUE=
+		top_end $sec
+	done
+}
+
 healthy
 unreachable
 swap
@@ -887,3 +903,4 @@ unknown
 ghost
 target_typo
 restart
+biodev
