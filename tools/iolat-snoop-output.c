@@ -156,6 +156,9 @@ void snoop_print_json(FILE *f, const struct iolat_event *e, const char *path,
 		json_depth(f, "depth", e->throttle.depth);
 		fprintf(f, ",\"inflight\":%u,\"wait_us\":%llu",
 		       e->throttle.inflight, e->throttle.wait_ns / 1000);
+		/* Who waited: the group's task, or the flusher, jbd2, kswapd for it. */
+		fprintf(f, ",\"pid\":%u,\"comm\":", e->pid);
+		iolat_json_str(f, e->comm);
 		break;
 	case IOLAT_EV_USE_DELAY:
 		fprintf(f, ",\"old\":%d,\"new\":%d,\"delay_us\":%llu", e->use_delay.old,
@@ -303,9 +306,10 @@ void snoop_print_text(FILE *f, const struct iolat_event *e, const char *path,
 		       e->depth.nr_requests);
 		break;
 	case IOLAT_EV_THROTTLE:
-		fprintf(f, "bio slept %lluus for a slot (depth %u, %u in flight)",
-		       e->throttle.wait_ns / 1000, e->throttle.depth,
-		       e->throttle.inflight);
+		fprintf(f, "bio slept %lluus for a slot (depth %u, %u in flight), "
+			"submitted by pid %u (%s)", e->throttle.wait_ns / 1000,
+			e->throttle.depth, e->throttle.inflight, e->pid,
+			iolat_esc(comm, sizeof(comm), e->comm));
 		break;
 	case IOLAT_EV_USE_DELAY:
 		fprintf(f, "induced delay %s: use_delay %d -> %d, %lluus pending",

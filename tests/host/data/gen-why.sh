@@ -79,10 +79,11 @@ pay() {
 	printf ',"pid":%s,"comm":"fio","delay_us":%s,"sleep_us":%s,"slept_us":%s,"capped":false,"memstall":true}\n' \
 		"$4" "$5" "$6" "$7" >>"$OUT"
 }
-# throttle SECS CGROUP ID DEPTH WAIT
+# throttle SECS CGROUP ID DEPTH WAIT_US [PID [COMM]]: a bio that waited for a slot
 throttle() {
 	pre "$1" throttle "$2" "$3"
-	printf ',"depth":%s,"inflight":%s,"wait_us":%s}\n' "$4" "$4" "$5" >>"$OUT"
+	printf ',"depth":%s,"inflight":%s,"wait_us":%s,"pid":%s,"comm":"%s"}\n' "$4" "$4" "$5" \
+		"${6:-4242}" "${7:-fio}" >>"$OUT"
 }
 # lost SECS LOST NEW: events the BPF side could not record, as
 # snoop_report_lost(): since the start, and since the last such record
