@@ -21,7 +21,7 @@ KVER_DEBUG := $(shell sed -n 's/^KVER_DEBUG=//p' guest/kver.sh)
 KVER_OTHER := $(if $(filter $(KVER),$(KVER_DEBUG)),$(shell sed -n 's/^KVER_DEFAULT=//p' guest/kver.sh),$(KVER_DEBUG))
 
 .PHONY: help deps kernel kernel-debug kernel-unpatched test-unpatched tree check-patches check-notrace check-series \
-	guest tools install uninstall test test-debug test-port test-all demo scenario bench bench-scale clean distclean
+	guest tools install uninstall test test-debug test-port test-all demo scenario bench bench-scale bench-db clean distclean
 
 help:
 	@echo 'make deps           install the Debian packages the project needs (root)'
@@ -43,9 +43,10 @@ help:
 	@echo '                    the debug subset on $(KVER)-debug, test-port on $(KVER_OTHER),'
 	@echo '                    test-unpatched (every kernel built if missing; hours)'
 	@echo 'make demo           the demo: boot, run a noisy neighbour, show iolat-top'
-	@echo 'make scenario S=N   one scenario of guest/scenarios/ (1-7), recorded, plotted'
+	@echo 'make scenario S=N   one scenario of guest/scenarios/ (1-8), recorded, plotted'
 	@echo 'make bench          IOPS with no tracing, iolat-top, all events (printed)'
 	@echo 'make bench-scale    iolat-top CPU and syscalls per interval, 100-10,000 cgroups'
+	@echo 'make bench-db       a database'"'"'s commits beside a bulk writer on ext4, io.latency off/on'
 	@echo 'make guest CMD=..   boot the guest and run CMD in it'
 	@echo 'make check-patches  checkpatch --strict every patch of patches/$(KVER)/series'
 	@echo 'make check-notrace  W=1 without CONFIG_TRACEPOINTS: no warning added; io.latency off: no iolatency event'
@@ -83,6 +84,7 @@ guest:
 
 tools:
 	@$(MAKE) -s -C tools BUILD=$(BUILD)
+	@$(MAKE) -s -C guest/workloads BUILD=$(BUILD)
 
 # PREFIX and DESTDIR on the command line reach tools/Makefile.
 install uninstall:
@@ -124,7 +126,7 @@ demo: deps kernel tools
 # length).  Its output, its iolat-top -j recording and, with gnuplot, the
 # recording's timeline land in build/scenarios/<name>/.
 scenario: tools
-	@test -n "$(S)" || { echo 'usage: make scenario S=N [SECS=N] (N: 1-7, see guest/scenarios/)' >&2; exit 2; }
+	@test -n "$(S)" || { echo 'usage: make scenario S=N [SECS=N] (N: 1-8, see guest/scenarios/)' >&2; exit 2; }
 	@s=$$(ls -d guest/scenarios/$(S) guest/scenarios/$(S)-* 2>/dev/null | head -1); \
 	test -n "$$s" && test -x "$$s" || { echo "make scenario: no scenario '$(S)' in guest/scenarios/" >&2; exit 2; }; \
 	name=$${s##*/}; out=$(BUILD)/scenarios/$$name; \
@@ -147,6 +149,11 @@ BENCH_ENV := $(foreach v,IOLAT_BENCH_SIZES IOLAT_BENCH_SECS IOLAT_BENCH_SYSCALL_
 	IOLAT_BENCH_WORKERS IOLAT_BENCH_STRACE IOLAT_BENCH_TOP_ARGS,$(if $($(v)),-e "$(v)=$($(v))"))
 bench-scale: tools
 	@guest/run --kver $(KVER) -t 3600 -e IOLAT_TOOLS=$(BUILD)/tools $(BENCH_ENV) -- $(CURDIR)/guest/bench-scale
+
+# Printed figures, not a test: a database's commits with io.latency off
+# and on, beside a bulk writer through the page cache and with O_DIRECT.
+bench-db: tools
+	@guest/run --kver $(KVER) -t 1800 -e IOLAT_TOOLS=$(BUILD)/tools -- $(CURDIR)/guest/bench-db
 
 clean:
 	@$(MAKE) -s -C tools BUILD=$(BUILD) clean

@@ -83,13 +83,15 @@ tool_stop() {
 # RECORD_SNOOP=1, iolat-snoop -j beside it into $SNOOP_REC: the decisions
 # (windows that did something, scale events, depth and use_delay changes;
 # not -a, whose per-bio events are many under TCG), which iolat-why's
-# cookie_at_floor needs.  Returns once both are in, so the events are
-# attached before the workload starts.
+# cookie_at_floor needs; RECORD_SNOOP=all: with -a (every window, every
+# bio that slept for a slot and who submitted it).  Returns once both are
+# in, so the events are attached before the workload starts.
 record_start() {
 	rm -f "$SNOOP_REC"
 	SNOOP_PID=
-	if [ "${RECORD_SNOOP:-0}" = 1 ]; then
-		"$TOOLS/iolat-snoop" -j ${1:+-d "$1"} >"$SNOOP_REC" 2>/tmp/iolat-snoop.err &
+	if [ "${RECORD_SNOOP:-0}" != 0 ]; then
+		"$TOOLS/iolat-snoop" -j ${1:+-d "$1"} $([ "$RECORD_SNOOP" = all ] && echo -a) \
+			>"$SNOOP_REC" 2>/tmp/iolat-snoop.err &
 		SNOOP_PID=$!
 		bg_started
 		wait_for 120 grep -q 'tracing io.latency decisions' /tmp/iolat-snoop.err ||
@@ -166,6 +168,61 @@ procs_at_least() { [ "$(grep -c . "$CG/$1/cgroup.procs")" -ge "$2" ]; }
 # fails when the kernel does not count it (CONFIG_VM_EVENT_COUNTERS=n).
 vmstat_key() {
 	awk -v k="$1" '$1 == k { print $2; found = 1 } END { exit !found }' /proc/vmstat
+}
+
+# A database host: /iolat-h/db commits small SQLite transactions
+# (iolat-dbload: WAL, synchronous=FULL, an fsync a commit) while
+# /iolat-h/bulk writes new files, both on one ext4 (data=ordered) on
+# null_blk iolat0 (1 ms completions, 8 tags).
+#
+# db_host_setup: the disk, its filesystem ($DB_MNT) and the two cgroups.
+# bulk's memory is limited, so that its own dirty pages throttle it and
+# its writeback starts early, as a batch job's in a container.
+db_host_setup() {
+	nullb_create iolat0 completion_nsec=1000000 hw_queue_depth=8 size=1024
+	DB_MNT=$(fs_make iolat0 db)
+	mkdir -p "$DB_MNT/db" "$DB_MNT/bulk" || fail "cannot make directories in $DB_MNT"
+	cg_create iolat-h/db
+	cg_create iolat-h/bulk
+	echo 256M >"$CG/iolat-h/bulk/memory.max" || fail "cannot limit bulk's memory"
+}
+
+# bulk_start buffered|direct: bulk writes 32 MiB files one after another,
+# through the page cache or around it, removing the one before last: new
+# blocks each time, which data=ordered ties to the journal's commits.
+bulk_start() {
+	local flag=
+	case $1 in
+	buffered) ;;
+	direct) flag=oflag=direct ;;
+	*) fail "bulk_start: '$1': want buffered or direct" ;;
+	esac
+	cg_run iolat-h/bulk bash -c '
+		i=0
+		while :; do
+			dd if=/dev/zero of="$0/f$i" bs=1M count=32 '"$flag"' 2>/dev/null || exit 1
+			rm -f "$0/f$((i - 2))"
+			i=$((i + 1))
+		done' "$DB_MNT/bulk" &
+	BULK_PID=$!
+	bg_track $BULK_PID
+}
+
+# bulk_stop: bulk killed, its files removed, everything written out.
+bulk_stop() {
+	cg_kill iolat-h/bulk
+	{ wait "$BULK_PID"; } 2>/dev/null	# no "Killed" from the shell
+	rm -f "$DB_MNT"/bulk/*
+	sync
+}
+
+# db_commits NAME SECONDS [wal|delete]: iolat-dbload in /iolat-h/db for
+# SECONDS on a database of its own, in WAL mode (default: its fsyncs wait
+# for its own writes) or with a rollback journal (each also waits for a
+# commit of ext4's journal); its JSON summary in /tmp/db-NAME.json.
+db_commits() {
+	cg_run iolat-h/db "$TOOLS/iolat-dbload" -s "$2" -m "${3:-wal}" \
+		"$DB_MNT/db/$1.sqlite" >"/tmp/db-$1.json" || fail "iolat-dbload failed ($1)"
 }
 
 # What follows reads a recording: $REC, or the file in REC when called
