@@ -153,7 +153,9 @@ bench-scale: tools
 # Printed figures, not a test: a database's commits with io.latency off
 # and on, beside a bulk writer through the page cache and with O_DIRECT.
 bench-db: tools
-	@guest/run --kver $(KVER) -t 1800 -e IOLAT_TOOLS=$(BUILD)/tools -- $(CURDIR)/guest/bench-db
+	@guest/run --kver $(KVER) -t 1800 -e IOLAT_TOOLS=$(BUILD)/tools \
+		$(foreach v,IOLAT_BENCH_SECS IOLAT_BENCH_ROUNDS IOLAT_TARGET_US,$(if $($(v)),-e $(v)=$($(v)))) \
+		-- $(CURDIR)/guest/bench-db
 
 clean:
 	@$(MAKE) -s -C tools BUILD=$(BUILD) clean
