@@ -741,7 +741,7 @@ enum {
 	R_DEVICE, R_CGROUP, R_CGROUP_ID, R_ROTATIONAL, R_TARGET_US, R_WINDOW,
 	R_WINDOWS, R_WINDOWS_MISSED, R_IOPS, R_READ_MBPS, R_WRITE_MBPS, R_DEPTH,
 	R_STATE, R_USE_DELAY, R_CHARGED_MS, R_PAID_MS, R_IOSTAT_DEBUG,
-	R_SCALE_SKIPS, R_CHILDREN, R_BIO_BASED, R_BELOW,
+	R_SCALE_SKIPS, R_CHILDREN, R_BIO_BASED, R_BELOW, R_THROTTLED_PER_S,
 	/* window */
 	W_MET, W_WIN_MET, W_SAMPLES, W_STAT, W_MISSED, W_MEAN_US, W_ACTION,
 	W_ACTION_NAME,
@@ -759,7 +759,7 @@ static const char *const row_keys[ROW_KEYS] = {
 	"device", "cgroup", "cgroup_id", "rotational", "target_us", "window",
 	"windows", "windows_missed", "iops", "read_mbps", "write_mbps", "depth",
 	"state", "use_delay", "delay_charged_ms", "delay_paid_ms", "iostat_debug",
-	"scale_skips", "children", "bio_based", "below",
+	"scale_skips", "children", "bio_based", "below", "throttled_bios_per_s",
 	"met", "win_met", "samples", "stat", "missed", "mean_us", "action",
 	"action_name",
 	"total", "missed", "avg_lat_us",
@@ -898,6 +898,7 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 		r.iops = num_v(k[R_IOPS], NAN);
 		r.read_mbps = num_v(k[R_READ_MBPS], NAN);
 		r.write_mbps = num_v(k[R_WRITE_MBPS], NAN);
+		r.throttled_per_s = num_v(k[R_THROTTLED_PER_S], NAN);
 		v = k[R_DEPTH];
 		r.depth_known = v && v->type != IJ_NULL;
 		r.depth = depth_of(v);

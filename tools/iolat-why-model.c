@@ -367,6 +367,12 @@ static void note_target(struct why_cg *c, __u64 us, double t)
 	}
 }
 
+static void io_seen(struct why_cg *c, double t)
+{
+	if (t > c->last_io_t)
+		c->last_io_t = t;
+}
+
 static int event_window(struct why_model *m, struct why_cg *c,
 			const struct why_event *e)
 {
@@ -380,6 +386,7 @@ static int event_window(struct why_model *m, struct why_cg *c,
 
 	if (parent_of(m, c, &p))
 		return -ENOMEM;
+	io_seen(c, e->time);
 	if (e->target_us)
 		note_target(c, e->target_us, e->time);
 	else if (e->action != WHY_ACT_OFFLINE)
@@ -460,6 +467,7 @@ int why_model_event(struct why_model *m, const struct why_event *e)
 			return -ENOMEM;
 		if (p && e->nr_requests)
 			p->nr_requests = e->nr_requests;
+		io_seen(c, e->time);
 		return depth_add(c, e->time, e->new);
 	case WHY_EV_USE_DELAY:
 		c->use_delay = e->ud_new;
@@ -468,8 +476,12 @@ int why_model_event(struct why_model *m, const struct why_event *e)
 		return 0;
 	case WHY_EV_SKIP:
 		return 0;
+	case WHY_EV_THROTTLE:
+		io_seen(c, e->time);
+		return 0;
 	case WHY_EV_CHARGE:
 	case WHY_EV_FN_CHARGE:		/* blkcg_add_delay(): the same charge */
+		io_seen(c, e->time);
 		c->charges++;
 		c->charged_ev_us += e->charge_us;
 		return 0;
@@ -577,11 +589,14 @@ int why_model_row(struct why_model *m, const struct why_row *r)
 		c->charged_ms = r->charged_ms;
 	if (r->paid_ms > c->paid_ms)
 		c->paid_ms = r->paid_ms;
-	if (r->use_delay > 0 && !isnan(r->write_mbps) && r->interval_s > 0) {
+	if (r->use_delay > 0 && !isnan(r->write_mbps) && r->interval_s > 0 &&
+	    (isnan(r->throttled_per_s) || isnan(r->iops) || r->throttled_per_s * 2 < r->iops)) {
 		c->write_mb_delayed += r->write_mbps * r->interval_s;
 		c->delayed_s += r->interval_s;
 	}
 	if (!isnan(r->iops)) {
+		if (r->iops > 0)
+			io_seen(c, r->time);
 		if (r->iops < c->iops_min)
 			c->iops_min = r->iops;
 		if (r->iops > c->iops_max)

@@ -102,6 +102,7 @@ struct why_row {
 	enum why_action action;
 	__u64 samples, missed, mean_us, windows, windows_missed;
 	double iops, read_mbps, write_mbps;	/* NAN: unknown */
+	double throttled_per_s;		/* bios that waited for a slot; NAN: unknown */
 	bool depth_known;
 	__u32 depth;			/* WHY_DEPTH_MAX for max */
 	bool unknown_state;		/* "state": "unknown" */
@@ -187,6 +188,11 @@ struct why_cg {
 	size_t index;		/* in why_model.v */
 	double first_t, last_t;
 	double last_row_t;	/* its last iolat-top row */
+	/*
+	 * Its last sign of IO: a window, a depth change (made at its bio's
+	 * submission), a throttled bio, a charge, a row with IOPS; 0 none.
+	 */
+	double last_io_t;
 	/* target */
 	__u64 target_us;	/* the last known; 0 none */
 	bool ever_target;
@@ -209,7 +215,13 @@ struct why_cg {
 	double charged_ms, paid_ms;	/* iolat-top's cumulative */
 	double charged_ev_us, paid_ev_us;	/* iolat-snoop's events */
 	__u64 charges, pays;
-	double write_mb_delayed, delayed_s;	/* writes while use_delay > 0 */
+	/*
+	 * Writes while use_delay > 0, in the intervals where most of its bios
+	 * went past the depth limit without waiting for a slot (or where
+	 * that is unknown): root-issued IO, as swap-outs are; a writeback
+	 * whose every bio waits at depth 1 is not.
+	 */
+	double write_mb_delayed, delayed_s;
 	/* its device is bio-based (iolat-top's rows), and the disks below */
 	bool bio_based;
 	char below[WHY_DEV_LEN];

@@ -332,13 +332,16 @@ static void remove_target_advice(struct finding_text *t, const struct why_cg *c)
 	target_command(t, c->device, c->path, "max");
 }
 
+static bool tighter_owned(struct why_model *m, const struct why_cg *c, __u64 *owned,
+			  __u64 *tighter, __u64 *missed);
+
 static int rule_unreachable(struct why_model *m, struct why_cg *c,
 			    struct why_findings *out)
 {
 	const struct why_wlog *l = wins(c);
 	struct finding_text t = {};
 	double first1 = 0, med;
-	__u64 n, missed, after = 0, after_missed = 0;
+	__u64 n, missed, after = 0, after_missed = 0, owned, tighter, owner_missed;
 	bool ssd = false;
 	size_t i;
 
@@ -361,6 +364,13 @@ static int rule_unreachable(struct why_model *m, struct why_cg *c,
 		after_missed += l->v[i].verdict_missed;
 	}
 	if (after < UNREACHABLE_AFTER || after_missed * 100 < after * UNREACHABLE_PCT)
+		return 0;
+	/*
+	 * Misses while a tighter sibling owns the scaling are that sibling's
+	 * throttling holding this group too: its own target may well be in
+	 * reach (tighter_sibling_owns_scaling says so).
+	 */
+	if (tighter_owned(m, c, &owned, &tighter, &owner_missed))
 		return 0;
 	med = missed_median(l, &ssd);
 	sb_printf(&t.summary, "%s's target %lluus is out of reach on %s: it missed "
@@ -756,6 +766,13 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 		if (!child_of(s, p) || s == cul || s->min_depth == WHY_DEPTH_MAX ||
 		    s->gone || (m->rows && gone_from_rows(m, s)))
 			continue;
+		/*
+		 * A group's depth follows the cookie on its next bio: one with
+		 * no IO since the cookie came back keeps its old depth in every
+		 * record, and gets depth max with its next bio.
+		 */
+		if (back && s->last_io_t < back)
+			continue;
 		if (s->depth != WHY_DEPTH_MAX) {
 			not_back = true;
 			add_other(&t, s->name);
@@ -873,10 +890,24 @@ static int rule_nothing(struct why_model *m, struct why_cg *c,
 static int rule_floor(struct why_model *m, struct why_cg *p, struct why_findings *out)
 {
 	struct finding_text t = {};
+	const struct why_cg *cul;
 	const char *culprit;
+	bool siblings = false;
+	__u64 id;
 	size_t i;
 
 	if (p->noop_downs < FLOOR_NOOPS)
+		return 0;
+	/*
+	 * The floor holds back the culprit's siblings: with none doing IO the
+	 * scale-downs had nobody to throttle, which is nothing_to_throttle's
+	 * finding on the culprit, not this one.
+	 */
+	culprit_of(m, p, &id);
+	cul = why_cg_by_id(m, p->device, id);
+	for (i = 0; i < p->nkids && !siblings; i++)
+		siblings = child_of(p->kids[i], p) && p->kids[i] != cul && did_io(p->kids[i]);
+	if (!siblings)
 		return 0;
 	culprit_text(m, &t, p, &culprit);
 	sb_printf(&t.summary, "%s's children's cookie on %s is at its floor (%u): %llu further "
@@ -915,19 +946,21 @@ static __u64 culprit_target_at(struct why_model *m, const struct why_cg *p, doub
 	return 0;
 }
 
-static int rule_tighter(struct why_model *m, struct why_cg *c, struct why_findings *out)
+/*
+ * Of @c's missed windows, those another owned: a miss is another's when a
+ * tighter sibling owns the scaling, the action saying "tighter", or
+ * "hold" because that sibling's own scale events keep the parent busy
+ * (every 500ms, as one out of reach does).  True when they are enough to
+ * say so: then @c's misses are that sibling's scaling holding @c too.
+ */
+static bool tighter_owned(struct why_model *m, const struct why_cg *c, __u64 *owned,
+			  __u64 *tighter, __u64 *missed)
 {
 	const struct why_wlog *l = wins(c);
-	const struct why_cg *owner = NULL, *p = c->parent;
-	struct finding_text t = {};
-	__u64 owned = 0, tighter = 0, missed = 0;
+	const struct why_cg *p = c->parent;
 	size_t i;
 
-	/*
-	 * A miss is another's when a tighter sibling owns the scaling: the
-	 * action says "tighter", or "hold" because that sibling's own scale
-	 * events keep the parent busy (every 500ms, as one out of reach does).
-	 */
+	*owned = *tighter = *missed = 0;
 	for (i = 0; i < l->n; i++) {
 		const struct why_win *w = &l->v[i];
 		__u64 lat = w->scale_lat_us;
@@ -938,14 +971,25 @@ static int rule_tighter(struct why_model *m, struct why_cg *c, struct why_findin
 			lat = culprit_target_at(m, p, w->t);
 		if (w->action == WHY_ACT_HOLD && lat == c->target_us)
 			continue;	/* held while it owned the scaling itself */
-		missed++;
-		tighter += w->action == WHY_ACT_TIGHTER;
-		owned += w->action == WHY_ACT_TIGHTER ||
-			 (w->action == WHY_ACT_HOLD && lat && lat < c->target_us);
+		(*missed)++;
+		*tighter += w->action == WHY_ACT_TIGHTER;
+		*owned += w->action == WHY_ACT_TIGHTER ||
+			  (w->action == WHY_ACT_HOLD && lat && lat < c->target_us);
 	}
 	/* iolat-top shows one window an interval: fewer are enough there. */
-	if (!c->target_us || owned < (l == &c->ws ? TIGHTER_MIN : TIGHTER_MIN_TOP) ||
-	    owned * 2 < missed)
+	return c->target_us && *owned >= (l == &c->ws ? TIGHTER_MIN : TIGHTER_MIN_TOP) &&
+	       *owned * 2 >= *missed;
+}
+
+static int rule_tighter(struct why_model *m, struct why_cg *c, struct why_findings *out)
+{
+	const struct why_wlog *l = wins(c);
+	const struct why_cg *owner = NULL;
+	struct finding_text t = {};
+	__u64 owned, tighter, missed;
+	size_t i;
+
+	if (!tighter_owned(m, c, &owned, &tighter, &missed))
 		return 0;
 	for (i = 0; i < nsib(c); i++)
 		if (same_parent(c, sib(c, i)) && sib(c, i)->target_us &&

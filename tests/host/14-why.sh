@@ -106,11 +106,27 @@ case_is recovery snoop slow_recovery
 case_is tail both ten_percent_rule
 case_is tail snoop ten_percent_rule
 case_is tail top ten_percent_rule
+# A group with no sibling: its scale-downs take its parent's cookie to the
+# floor with nobody to throttle, which is nothing_to_throttle's finding
+# alone (cookie_at_floor speaks of siblings throttled as far as they go).
 case_is nothing both nothing_to_throttle
+case_is nothing snoop nothing_to_throttle
+# A sibling idle since its scale-downs keeps its low depth in every record
+# (it changes on the group's next bio): the cookie back at its default in
+# 4 s is the recovery, not the idle group's stale depth.
+case_is idle both
+case_is idle snoop
+case_is idle top
+# Buffered writeback at depth 1, its bios waiting for their slots: not
+# root-issued (only REQ_META and REQ_SWAP bios are), so a target would
+# charge it nothing either.
+case_is writeback top
 case_is tighter snoop tighter_sibling_owns_scaling
 # scenario 6's iolat2 from iolat-top alone: the rows name the culprit, whose
-# target says who owned the scaling in mid's "hold" windows
-case_is owned top tighter_sibling_owns_scaling unreachable_target unreachable_target depth_unknown
+# target says who owned the scaling in mid's "hold" windows.  mid misses
+# because tight's scaling holds it too, not because its target is out of
+# reach: tighter_sibling_owns_scaling alone for mid.
+case_is owned top tighter_sibling_owns_scaling unreachable_target depth_unknown
 case_is unknown top depth_unknown
 case_is ghost both ghost_culprit
 case_is ghost top ghost_culprit

@@ -686,26 +686,30 @@ protected() {
 # of /iolat-a's children goes down with nobody to throttle.  6 s.
 nothing() {
 	local -a t_w tm
-	local i ms sec cookie=1000000 last=-1 w=0 prev act
+	local i ms sec cookie=1000000 last=-1 w=0 downs=0 prev act
 	snoop_file nothing
 	target 0.1 /iolat-a/db 1501 0 1000 user
-	for ((i = 2; i < 60; i++)); do
+	for ((i = 2; i < 150; i++)); do
 		tick $i
 		act=hold
 		if [ $last -lt 0 ] || [ $((ms - last)) -ge 500 ]; then
-			act=down; last=$ms; window_scale down 16 /iolat-a 1500 /iolat-a/db 1501 1000 500
+			act=down; last=$ms; downs=$((downs + 1))
+			move_cookie down 16
+			# at the floor a scale-down moves nothing and traces no cookie event
+			[ $cookie != $prev ] &&
+				scale "$sec" cookie /iolat-a 1500 $prev $cookie /iolat-a/db 1501 1000 500 window
 		fi
 		window "$sec" /iolat-a/db 1501 false false 1000 15 12 $act $cookie 1000
 		w=$((w + 1))
-		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $cookie"
+		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $cookie $downs"
 	done
 	top_file nothing
-	for ((sec = 1; sec < 6; sec++)); do
-		read -r w cookie <<<"${t_w[$sec]}"
+	for ((sec = 1; sec < 15; sec++)); do
+		read -r w cookie downs <<<"${t_w[$sec]}"
 		top_begin
 		root_row 6300.0 24.609 0.000
 		free_row /iolat-a 1500 150.0 0.586 0.000 \
-			"$(children $cookie /iolat-a/db 1501 1000 $((sec * 2)) 0 0 0 0)"
+			"$(children $cookie /iolat-a/db 1501 1000 $downs 0 0 0 0)"
 		target_row /iolat-a/db 1501 1000 "$(winobj false false 15 12 1 hold)" "$w" "$w" 150.0 0.586 \
 			$cookie throttling
 		free_row /iolat-b 1510 6150.0 24.023 0.000
@@ -887,6 +891,83 @@ biodev() {
 	done
 }
 
+# idle: a recovery that is quick for the siblings still doing IO.
+# /iolat-i/tight (2000us) misses twice at 0.5 and 1 s: /iolat-i/loose and
+# /iolat-i/idle are halved to 4.  idle stops reading at 1.2 s; tight meets
+# its target from then on and raises the cookie every 500 ms, back at the
+# default at 5 s, when loose is at depth max again.  idle's depth stays 4
+# in every record: a group's depth follows the cookie only on its next
+# bio, and it has none.  tight stops at 8 s; 20 s, 16 requests.
+idle() {
+	local -a t_w
+	local i ms sec cookie=1000000 dl=max di=max w=0 wm=0 downs=0 ups=0 prev act last=-1
+	snoop_file idle
+	target 0.2 /iolat-i/tight 1901 0 2000 user
+	for ((i = 5; i < 80; i++)); do
+		tick $i
+		act=hold
+		if [ $i = 5 ] || [ $i = 10 ]; then
+			act=down; last=$ms; downs=$((downs + 1))
+			window_scale down 16 /iolat-i 1900 /iolat-i/tight 1901 2000 500
+			follow down /iolat-i/loose 1902 dl 16
+			follow down /iolat-i/idle 1903 di 16
+			window "$sec" /iolat-i/tight 1901 false false 2000 20 6 down $cookie 2000
+			wm=$((wm + 1))
+		else
+			if [ $cookie != 1000000 ] && [ $((ms - last)) -ge 500 ]; then
+				act=up; last=$ms; ups=$((ups + 1))
+				window_scale up 16 /iolat-i 1900 /iolat-i/tight 1901 2000 500
+				follow up /iolat-i/loose 1902 dl 16
+			fi
+			window "$sec" /iolat-i/tight 1901 true true 2000 20 0 $act $cookie 2000
+		fi
+		[ $i -le 12 ] && throttle "$sec" /iolat-i/idle 1903 "${di/max/16}" 600
+		w=$((w + 1))
+		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $wm $cookie $dl $di $downs $ups"
+	done
+	top_file idle
+	for ((sec = 1; sec <= 20; sec++)); do
+		[ -n "${t_w[$sec]:-}" ] && read -r w wm cookie dl di downs ups <<<"${t_w[$sec]}"
+		top_begin
+		free_row /iolat-i 1900 2600.0 10.156 0.000 \
+			"$(children $cookie /iolat-i/tight 1901 2000 $downs $ups 0 0 0)"
+		limited_row /iolat-i/loose 1902 $((100 * ${dl/max/16})).0 6.250 0.000 $dl $cookie \
+			$(depth_state $dl) 0 10.0
+		if [ $sec -le 1 ]; then
+			limited_row /iolat-i/idle 1903 400.0 1.563 0.000 $di $cookie $(depth_state $di) 0 8.0
+		else
+			row /iolat-i/idle 1903 null null 0 0 0.0 0.000 0.000 $di $cookie $(depth_state $di) 0 \
+				0.000 0.000 0.0 0.000 0.000 8 1 -
+		fi
+		if [ $sec -le 8 ]; then
+			target_row /iolat-i/tight 1901 2000 "$(winobj true true 20 0 1 hold)" "$w" "$wm" 200.0 \
+				0.781 $cookie ok
+		fi
+		top_end $sec
+	done
+}
+
+# writeback: scenario 8's bulk writer as iolat-top records it.
+# /iolat-wb/db (5000us) met its target in all but one window in ten;
+# /iolat-wb/bulk, a buffered writer with no target, is at depth 1 with
+# use_delay 2, writing 40 MB/s of writeback, nearly every bio of which
+# waits for its slot: none is issued as root (REQ_META or REQ_SWAP), so
+# none would be charged with a target either.  10 s, 16 requests.
+writeback() {
+	local sec
+	top_file writeback
+	for ((sec = 1; sec <= 10; sec++)); do
+		top_begin
+		root_row 480.0 1.500 40.000
+		free_row /iolat-wb 2200 480.0 1.500 40.000 \
+			"$(children 999992 /iolat-wb/db 2201 5000 $((sec + 7)) 0 0 0 0)"
+		limited_row /iolat-wb/bulk 2202 80.0 0.000 40.000 1 999992 delayed 2 76.0
+		target_row /iolat-wb/db 2201 5000 "$(winobj true true 40 0 1 hold)" $((sec * 10)) $sec \
+			400.0 1.500 999992 throttling
+		top_end $sec
+	done
+}
+
 healthy
 unreachable
 swap
@@ -905,3 +986,5 @@ ghost
 target_typo
 restart
 biodev
+idle
+writeback
