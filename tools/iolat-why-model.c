@@ -475,6 +475,9 @@ int why_model_event(struct why_model *m, const struct why_event *e)
 			c->max_use_delay = e->ud_new;
 		return 0;
 	case WHY_EV_SKIP:
+		if (e->reason == WHY_SKIP_PROTECTED && e->target_us &&
+		    e->target_us == e->scale_lat_us)
+			c->skips_equal++;
 		return 0;
 	case WHY_EV_THROTTLE:
 		io_seen(c, e->time);
@@ -585,6 +588,8 @@ int why_model_row(struct why_model *m, const struct why_row *r)
 		c->max_use_delay = r->use_delay;
 	if (r->depth_known || r->use_delay)
 		c->use_delay = r->use_delay;
+	if (r->skips[WHY_SKIP_PROTECTED] > c->skips_protected_top)
+		c->skips_protected_top = r->skips[WHY_SKIP_PROTECTED];
 	if (r->charged_ms > c->charged_ms)
 		c->charged_ms = r->charged_ms;
 	if (r->paid_ms > c->paid_ms)

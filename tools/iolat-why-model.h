@@ -216,6 +216,12 @@ struct why_cg {
 	double charged_ev_us, paid_ev_us;	/* iolat-snoop's events */
 	__u64 charges, pays;
 	/*
+	 * Scale-downs it did not follow because its target is as tight as
+	 * the one that missed (reason "protected"): iolat-snoop's records
+	 * with the two targets equal, and iolat-top's counter (any).
+	 */
+	__u64 skips_equal, skips_protected_top;
+	/*
 	 * Writes while use_delay > 0, in the intervals where most of its bios
 	 * went past the depth limit without waiting for a slot (or where
 	 * that is unknown): root-issued IO, as swap-outs are; a writeback

@@ -13,7 +13,7 @@ const char *const why_rule_names[WHY_RULE_NR] = {
 	"unreachable_target", "ten_percent_rule", "no_charge_without_target",
 	"flapping", "slow_recovery", "nothing_to_throttle", "cookie_at_floor",
 	"tighter_sibling_owns_scaling", "depth_unknown", "ghost_culprit",
-	"target_not_as_meant", "target_on_bio_device",
+	"target_not_as_meant", "target_on_bio_device", "equal_targets",
 };
 
 /*
@@ -37,6 +37,8 @@ const char *const why_rule_names[WHY_RULE_NR] = {
 #define TIGHTER_MIN		5
 #define TIGHTER_MIN_TOP		3	/* iolat-top's samples: one window a second */
 #define GHOST_GRACE_S		6.0	/* the timer forgets a culprit after 5 s */
+#define EQUAL_SKIPS		3	/* scale-downs an equal sibling did not follow */
+#define EQUAL_MISSED_PCT	10	/* of the culprit's windows */
 /* and WHY_TARGET_TINY_US, WHY_TARGET_HUGE_US in iolat-why-model.h */
 
 /* ---- findings ---- */
@@ -835,16 +837,85 @@ static bool did_io(const struct why_cg *s)
 	return (s->iops_n && s->iops_max > 0) || s->ws.n || s->dn || s->charges;
 }
 
+/*
+ * The siblings @c's misses spare: their target equals @c's, so when @c
+ * misses and scales their parent's children down, the kernel's
+ * check_scale_change() leaves them alone (a group's target no looser
+ * than the one that missed: "protected"), and they did IO.  Counted from
+ * iolat-snoop's skip records where the two targets are equal, or from
+ * iolat-top's counter while @c was the culprit.  With @t, named in it.
+ */
+static size_t equal_spared(struct why_model *m, const struct why_cg *c,
+			   struct finding_text *t, __u64 *skips)
+{
+	const struct why_cg *p = c->parent;
+	size_t i, n = 0;
+	__u64 id = 0;
+
+	*skips = 0;
+	if (!c->target_us || !p)
+		return 0;
+	culprit_of(m, p, &id);
+	if (why_cg_by_id(m, c->device, id) != c)
+		return 0;
+	for (i = 0; i < nsib(c); i++) {
+		const struct why_cg *s = sib(c, i);
+		__u64 k = s->skips_equal ?: s->skips_protected_top;
+
+		if (!same_parent(c, s) || s->target_us != c->target_us || k < EQUAL_SKIPS ||
+		    !did_io(s))
+			continue;
+		n++;
+		*skips += k;
+		if (t) {
+			sb_printf(&t->evidence, "; %s (target %lluus) did not follow %llu of them",
+				  s->name, s->target_us, k);
+			if (s->iops_n)
+				sb_printf(&t->evidence, ", %.0f IOPS on average",
+					  s->iops_sum / s->iops_n);
+			add_other(t, s->name);
+		}
+	}
+	return n;
+}
+
+static int rule_equal(struct why_model *m, struct why_cg *c, struct why_findings *out)
+{
+	struct finding_text t = {};
+	__u64 n, missed, skips;
+	size_t spared;
+
+	win_counts(c, &n, &missed);
+	if (n < MIN_WINDOWS || missed * 100 < n * EQUAL_MISSED_PCT ||
+	    !equal_spared(m, c, NULL, &skips))
+		return 0;
+	sb_printf(&t.evidence, "missed %llu of %llu windows", missed, n);
+	spared = equal_spared(m, c, &t, &skips);
+	sb_printf(&t.summary, "%s misses its %lluus target on %s, and %zu sibling%s with the "
+		  "same target %s not throttled for it: io.latency throttles only siblings "
+		  "with looser targets, so equal targets protect each other", c->name,
+		  c->target_us, c->device, spared, spared == 1 ? "" : "s",
+		  spared == 1 ? "is" : "are");
+	sb_printf(&t.advice, "if %s comes first, give the others a looser target than "
+		  "%lluus (or none); if they matter as much, io.latency cannot choose between "
+		  "them: put them on separate devices or cap the others with io.max", c->name,
+		  c->target_us);
+	return add_finding(out, WHY_EQUAL_TARGETS, c, &t);
+}
+
 static int rule_nothing(struct why_model *m, struct why_cg *c,
 			struct why_findings *out)
 {
 	struct finding_text t = {};
 	const struct why_cg *a = c, *busy = NULL;
-	__u64 n, missed;
+	__u64 n, missed, skips;
 	size_t i;
 
 	win_counts(c, &n, &missed);
 	if (!c->target_us || n < MIN_WINDOWS || missed * 100 < n * NOTHING_MISSED_PCT)
+		return 0;
+	/* Siblings with its target, doing IO: equal_targets says why they are spared. */
+	if (equal_spared(m, c, NULL, &skips))
 		return 0;
 	/*
 	 * Throttled for it: looser siblings, and the looser siblings of each
@@ -1238,7 +1309,7 @@ unsigned int why_rules_unchecked(const struct why_model *m)
 	/* windows' actions, cookies, culprits, charges: events only */
 	bits = BIT(WHY_TEN_PERCENT) | BIT(WHY_NO_CHARGE) | BIT(WHY_FLAPPING) |
 	       BIT(WHY_SLOW_RECOVERY) | BIT(WHY_COOKIE_FLOOR) | BIT(WHY_TIGHTER_OWNS) |
-	       BIT(WHY_GHOST_CULPRIT);
+	       BIT(WHY_GHOST_CULPRIT) | BIT(WHY_EQUAL_TARGETS);
 	/*
 	 * io.stat's debug keys stand in for windows and depths; the state
 	 * reader's sample has depths, but no window
@@ -1258,6 +1329,7 @@ int why_analyse(struct why_model *m, struct why_findings *out)
 		{ rule_unreachable, WHY_UNREACHABLE },
 		{ rule_ten_percent, WHY_TEN_PERCENT }, { rule_nothing, WHY_NOTHING_TO_THROTTLE },
 		{ rule_tighter, WHY_TIGHTER_OWNS }, { rule_no_charge, WHY_NO_CHARGE },
+		{ rule_equal, WHY_EQUAL_TARGETS },
 	}, parent_rules[] = {
 		{ rule_floor, WHY_COOKIE_FLOOR }, { rule_flapping, WHY_FLAPPING },
 		{ rule_slow_recovery, WHY_SLOW_RECOVERY }, { rule_ghost, WHY_GHOST_CULPRIT },

@@ -82,6 +82,8 @@ TOOL "'s binary, else in $PATH; that needs root).  Either file may be\n"
 "  ghost_culprit        the children are scaled for a cgroup that is gone\n"
 "  target_not_as_meant  a target that reads as a typo (us vs ms, ns)\n"
 "  target_on_bio_device  a target on device mapper or md: never acted on\n"
+"  equal_targets        a missing group's siblings with its target are\n"
+"                       not throttled for it: equal targets protect each other\n"
 
 "\n"
 "On a kernel without the iolatency events (or with --no-events, passed to\n"

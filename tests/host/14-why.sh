@@ -121,6 +121,12 @@ case_is idle top
 # root-issued (only REQ_META and REQ_SWAP bios are), so a target would
 # charge it nothing either.
 case_is writeback top
+# Two siblings with one target: the kernel leaves the other at depth max at
+# each scale-down ("protected" skips), which equal_targets says, and not
+# nothing_to_throttle (the other is not looser, but it does IO).
+case_is equal both equal_targets
+case_is equal snoop equal_targets
+case_is equal top equal_targets
 case_is tighter snoop tighter_sibling_owns_scaling
 # scenario 6's iolat2 from iolat-top alone: the rows name the culprit, whose
 # target says who owned the scaling in mid's "hold" windows.  mid misses
@@ -193,6 +199,7 @@ expect_text tail "6.9% of the bios of the windows that met the target were over 
 expect_text tail "io.latency acted for it in 0 of 148 windows"
 expect_text nothing "IO elsewhere in the tree: /iolat-b"
 expect_text ghost "cgroup id 1801"
+expect_text equal "/iolat-e/batch \\(target 5000us\\) did not follow 16 of them"
 
 # Lost events, from iolat-snoop's "lost" records and iolat-top's
 # lost_events (why-healthy has 3 and 5): said, in the text and in -j,
@@ -222,7 +229,7 @@ for f in "$D"/fallback-*.snoop.json; do
 	extra=$(comm -13 <(json_keys iolat-snoop) <(json_written iolat-snoop "$f"))
 	[ -z "$extra" ] || fail "${f##*/} has keys README.md does not list: $(echo $extra)"
 done
-events_only="ten_percent_rule no_charge_without_target flapping slow_recovery cookie_at_floor tighter_sibling_owns_scaling ghost_culprit"
+events_only="ten_percent_rule no_charge_without_target flapping slow_recovery cookie_at_floor tighter_sibling_owns_scaling ghost_culprit equal_targets"
 # fallback NAME WANT-RULES WANT-UNCHECKED [ARGS...]: iolat-why on
 # fallback-NAME.top.json, or on ARGS when given
 fallback() {
@@ -313,7 +320,8 @@ expect 4 "cannot write the output" sh -c "exec '$W' --snoop '$D/why-target.snoop
 "$W" --help >"$tmp/help" || fail "--help exited $?"
 for r in unreachable_target ten_percent_rule no_charge_without_target flapping \
 	slow_recovery nothing_to_throttle cookie_at_floor tighter_sibling_owns_scaling \
-	depth_unknown ghost_culprit target_not_as_meant target_on_bio_device "EXIT STATUS"; do
+	depth_unknown ghost_culprit target_not_as_meant target_on_bio_device equal_targets \
+	"EXIT STATUS"; do
 	grep -q "$r" "$tmp/help" || fail "--help does not mention $r"
 done
 note "--help names every finding and the exit statuses"

@@ -85,6 +85,13 @@ throttle() {
 	printf ',"depth":%s,"inflight":%s,"wait_us":%s,"pid":%s,"comm":"%s"}\n' "$4" "$4" "$5" \
 		"${6:-4242}" "${7:-fio}" >>"$OUT"
 }
+# skip SECS CGROUP ID OLD NEW REASON TARGET SCALE_LAT: a group that did not
+# follow its parent's scale-down (iolatency_scale_skip)
+skip() {
+	pre "$1" scale_skip "$2" "$3"
+	printf ',"old":%s,"new":%s,"reason":"%s","target_us":%s,"scale_lat_us":%s,"samples":40,"thresh":2}\n' \
+		"$4" "$5" "$6" "$7" "$8" >>"$OUT"
+}
 # lost SECS LOST NEW: events the BPF side could not record, as
 # snoop_report_lost(): since the start, and since the last such record
 lost() {
@@ -161,7 +168,7 @@ row() {
 		fi
 	fi
 	PREV[$1]=$now
-	[ "${20}" = 1 ] && r+=',"scale_skips":{"raced":0,"protected":0,"few_ios":0}'
+	[ "${20}" = 1 ] && r+=",\"scale_skips\":{\"raced\":0,\"protected\":${PROTECTED:-0},\"few_ios\":0}"
 	[ "${21}" != - ] && r+=",\"children\":${21}"
 	r+='}'
 	ROWS+=${ROWS:+,}$r
@@ -947,6 +954,49 @@ idle() {
 	done
 }
 
+# equal: two siblings with one target.  /iolat-e/db (5000us) misses every
+# other window beside /iolat-e/batch, also 5000us, reading hard: each of
+# db's scale-downs (every 500 ms) finds batch's target as tight as its own
+# and leaves it at depth max (a "protected" skip).  10 s, 16 requests.
+equal() {
+	local -a t_w
+	local i ms sec cookie=1000000 w=0 wm=0 downs=0 skips=0 prev act last=-1
+	snoop_file equal
+	target 0.1 /iolat-e/db 2301 0 5000 user
+	target 0.1 /iolat-e/batch 2302 0 5000 user
+	for ((i = 2; i < 100; i++)); do
+		tick $i
+		act=hold
+		if [ $((i % 2)) = 0 ]; then
+			if [ $((ms - last)) -ge 500 ]; then
+				act=down; last=$ms; downs=$((downs + 1))
+				window_scale down 16 /iolat-e 2300 /iolat-e/db 2301 5000 500
+				skip "$sec" /iolat-e/batch 2302 $prev $cookie protected 5000 5000
+				skips=$((skips + 1))
+			fi
+			window "$sec" /iolat-e/db 2301 false false 5000 20 8 $act $cookie 5000
+			wm=$((wm + 1))
+		else
+			window "$sec" /iolat-e/db 2301 true true 5000 20 0 hold $cookie 5000
+		fi
+		window "$sec" /iolat-e/batch 2302 true true 5000 60 0 not_owner $cookie 5000
+		w=$((w + 1))
+		[ $((i % 10)) = 9 ] && t_w[$((i / 10))]="$w $wm $cookie $downs $skips"
+	done
+	top_file equal
+	for ((sec = 1; sec < 10; sec++)); do
+		read -r w wm cookie downs skips <<<"${t_w[$sec]}"
+		top_begin
+		free_row /iolat-e 2300 2600.0 10.156 0.000 \
+			"$(children $cookie /iolat-e/db 2301 5000 $downs 0 0 0 0)"
+		PROTECTED=$skips row /iolat-e/batch 2302 5000 "$(winobj true true 60 0 1 not_owner)" \
+			$((sec * 10)) 0 2400.0 9.375 0.000 max $cookie ok 0 0.000 0.000 0.0 0.000 0.000 0 1 -
+		target_row /iolat-e/db 2301 5000 "$(winobj false false 20 8 1 hold)" "$w" "$wm" 200.0 \
+			0.781 $cookie throttling
+		top_end $sec
+	done
+}
+
 # writeback: scenario 8's bulk writer as iolat-top records it.
 # /iolat-wb/db (5000us) met its target in all but one window in ten;
 # /iolat-wb/bulk, a buffered writer with no target, is at depth 1 with
@@ -988,3 +1038,4 @@ restart
 biodev
 idle
 writeback
+equal
