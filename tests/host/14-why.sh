@@ -81,11 +81,12 @@ case_is healthy both
 case_is healthy snoop
 case_is healthy top
 # Scenario 2's contention as iolat-top samples it: a group protected at
-# its p90 has bios over target in windows that met it; neither a quarter
-# of windows missed (counted exactly, whatever the samples show) nor a
-# tail of 2.3% of the met windows' bios is the 10% rule's lost protection.
+# its p90 has bios over target in windows that met it.  A quarter of
+# windows missed (counted exactly, whatever the samples show): io.latency
+# acts for it, no finding.  3 of 99 missed with 2.3% of the met windows'
+# bios over target: the tail io.latency does not see, said from 1% on.
 case_is protected top
-case_is smalltail top
+case_is smalltail top ten_percent_rule
 
 # Each misbehaviour, with what else the same recording really shows.
 case_is unreachable both unreachable_target cookie_at_floor

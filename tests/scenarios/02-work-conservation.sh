@@ -26,9 +26,12 @@ note "loose IOPS: $alone alone, $during during contention, $after after"
 # and then): iolat-why finds nothing there, in iolat-top's and
 # iolat-snoop's recordings from the start to the report in which tight's
 # last window is counted.  (What follows, the recovery, may be
-# slow_recovery when it takes 10 s or more: printed, not asserted.)
+# slow_recovery when it takes 10 s or more: printed, not asserted.)  Under
+# TCG tight's met windows may have 1-3% of their bios over target in a
+# run where it rarely misses: what ten_percent_rule says from 1% on, true
+# of such a run, so noted; any other finding fails.
 [ -s "$SNOOP_REC" ] || fail "no iolat-snoop recording $SNOOP_REC"
 t_last=$(rec_rows /iolat-w/tight | jq -s '(map(.windows // 0) | max) as $m |
 	map(select((.windows // 0) == $m)) | first.t')
 [ "$t_last" != null ] || fail "no window of tight in the recording"
-why_none "$t_last"
+why_none "$t_last" ten_percent_rule

@@ -658,13 +658,13 @@ tail_case() {
 # the cookie of /iolat-w's children going down (a step of 8, 32 requests)
 # and back up (2 a step).  The windows iolat-top shows all met, with OVER
 # (one number an interval) of their 32 bios over target; tight's counters
-# say MISSED of its 99 windows missed.  Neither is a finding:
+# say MISSED of its 99 windows missed:
 #  - protected (MISSED 25, 2 or 3 bios over in 9 of 11 windows, 6.3% of
-#    the met windows' bios): the controller acts for tight in a quarter of
-#    its windows, however the windows iolat-top happened to show look;
-#  - smalltail (MISSED 3, 1 or 2 over in 6 of 11, as in the CI run where
-#    ten_percent_rule fired on scenario 2: 2.3%): it rarely acts, but
-#    that is the tail of a p90 bound, not lost protection.
+#    the met windows' bios): no finding, the controller acts for tight in
+#    a quarter of its windows, however the windows iolat-top showed look;
+#  - smalltail (MISSED 3, 1 or 2 over in 6 of 11, as in a CI run of
+#    scenario 2: 2.3%): ten_percent_rule, it rarely acts, and 2.3% of
+#    the bios of the windows that met are over target (p98 and above).
 protected() {
 	local -a downs=(0 1 1 1 2 2 2 3 3 4 4 4) ups=(0 0 2 4 5 7 8 9 11 12 14 16)
 	local -a over
