@@ -23,6 +23,7 @@
 #include "iolat-common.h"
 #include "iolat-json.h"
 #include "iolat-why-rules.h"
+#include "iolat-why-suggest.h"
 
 #define TOOL "iolat-why"
 
@@ -48,6 +49,7 @@ static struct env {
 	double duration;
 	bool json;
 	bool no_events;		/* live: the tools' --no-events */
+	bool suggest;		/* the targets the windows allow, not findings */
 } env;
 
 const char *argp_program_version = TOOL " 0.1";
@@ -55,8 +57,8 @@ const char *argp_program_bug_address = "the iolat issue tracker";
 static const char doc[] =
 "Say why io.latency's throttling misbehaves, with the evidence and the fix.\n"
 "\n"
-"USAGE: " TOOL " [-j] [-d DEV] --snoop FILE [--top FILE]\n"
-"       " TOOL " [-j] [-d DEV] [--no-events] -D SECONDS\n"
+"USAGE: " TOOL " [-j] [-d DEV] [--suggest] --snoop FILE [--top FILE]\n"
+"       " TOOL " [-j] [-d DEV] [--suggest] [--no-events] -D SECONDS\n"
 "\n"
 "It reads the decisions iolat-snoop -a -j prints (windows, scale events,\n"
 "depth and delay changes) and the intervals iolat-top -j prints (depth,\n"
@@ -93,6 +95,12 @@ TOOL "'s binary, else in $PATH; that needs root).  Either file may be\n"
 "in -j).  If iolat-snoop cannot trace there at all, the findings rest on\n"
 "iolat-top alone, said on stderr.\n"
 "\n"
+"--suggest answers \"what target should I set?\" instead: for each group\n"
+"with a target, from its windows while a sibling was throttled the most, the\n"
+"target it met there (rotational: 9 in 10 window means at or under it;\n"
+"non-rotational: only whether the target in force is within reach, as a\n"
+"window there says only how many bios were over it); exit status 0.\n"
+"\n"
 "EXIT STATUS: 0 no finding, 1 findings, 2 bad arguments, 3 nothing to read\n"
 "(a file missing, empty or not a recording, or the tools could not trace:\n"
 "not root, no BTF, no iolatency events), 4 run-time error (the output\n"
@@ -105,7 +113,7 @@ TOOL "'s binary, else in $PATH; that needs root).  Either file may be\n"
 "        iolat-snoop -a -j >s.json & iolat-top -j 1 >t.json\n"
 "    " TOOL " -j --top scenario.json | jq '.findings[].rule'\n";
 
-enum { OPT_SNOOP = 256, OPT_TOP, OPT_NO_EVENTS };
+enum { OPT_SNOOP = 256, OPT_TOP, OPT_NO_EVENTS, OPT_SUGGEST };
 
 static const struct argp_option opts[] = {
 	{ "snoop", OPT_SNOOP, "FILE", 0, "iolat-snoop -j output ('-': stdin)", 0 },
@@ -114,6 +122,7 @@ static const struct argp_option opts[] = {
 	{ "device", 'd', "DEV", 0, "Only this disk, as recorded (nullb0 or /dev/nullb0); with -D also MAJ:MIN", 0 },
 	{ "json", 'j', NULL, 0, "The findings as one JSON object", 0 },
 	{ "no-events", OPT_NO_EVENTS, NULL, 0, "With -D: run both tools with --no-events, as on a kernel without the series", 0 },
+	{ "suggest", OPT_SUGGEST, NULL, 0, "The target each group's windows allow, instead of findings", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
 };
@@ -151,6 +160,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_EVENTS:
 		env.no_events = true;
+		break;
+	case OPT_SUGGEST:
+		env.suggest = true;
 		break;
 	case 'h':
 		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
@@ -674,6 +686,129 @@ static void print_json(const struct why_findings *fs)
 	printf("]}\n");
 }
 
+/* ---- --suggest ---- */
+
+static const char *const sibs_text[WHY_SIBS_NR] = {
+	"a sibling throttled the most", "siblings on their way down",
+	"siblings at depth max", "siblings' depth unknown",
+};
+static const char *const sibs_key[WHY_SIBS_NR] = {
+	"siblings_deepest", "siblings_partly", "siblings_free", "siblings_unknown",
+};
+
+static void print_suggest_text(const struct why_model *m, const struct why_suggestions *ss)
+{
+	size_t i;
+	int k;
+
+	if (!ss->n) {
+		printf(TOOL ": no group with a target in %zu iolat-snoop events and %zu iolat-top "
+		       "rows over %.0fs: nothing to suggest\n", m->events, m->rows,
+		       m->last - m->first);
+		return;
+	}
+	printf(TOOL ": the targets the windows allow, %zu group%s over %.0fs\n", ss->n,
+	       ss->n == 1 ? "" : "s", m->last - m->first);
+	for (i = 0; i < ss->n; i++) {
+		const struct why_suggestion *s = &ss->v[i];
+		char line[512];
+
+		printf("\n%s on %s (%s), target %lluus\n", s->c->name, s->c->device,
+		       s->rotational ? "rotational" : "non-rotational",
+		       (unsigned long long)s->target_us);
+		for (k = 0; k < WHY_SIBS_NR; k++) {
+			const struct why_win_class *wc = &s->by[k];
+
+			if (!wc->windows)
+				continue;
+			printf("   %s: %llu windows, %llu missed (%.0f%%)", sibs_text[k],
+			       (unsigned long long)wc->windows, (unsigned long long)wc->missed,
+			       100.0 * wc->missed / wc->windows);
+			if (wc->mean_p90_us)
+				printf(", window means: median %lluus, p90 %lluus",
+				       (unsigned long long)wc->mean_p50_us,
+				       (unsigned long long)wc->mean_p90_us);
+			printf("\n");
+		}
+		switch (s->basis) {
+		case WHY_BASIS_MEANS:
+			snprintf(line, sizeof(line), "%lluus: 9 in 10 of its window means with a "
+				 "sibling throttled the most were at or under it, and a rotational window "
+				 "is judged by its mean", (unsigned long long)s->suggested_us);
+			break;
+		case WHY_BASIS_MISSED:
+			if (s->keep_target)
+				snprintf(line, sizeof(line), "%lluus is within reach: with a sibling "
+					 "throttled the most at most 1 window in 10 missed, so 9 in 10 "
+					 "of its bios took less (a window misses at 10%% over target); "
+					 "how much tighter it could be the windows cannot say: they "
+					 "count the bios over the target in force, not their latencies",
+					 (unsigned long long)s->target_us);
+			else
+				snprintf(line, sizeof(line), "%lluus is out of reach: with a sibling "
+					 "throttled the most more than 1 window in 10 missed, so over "
+					 "a tenth of its bios took longer; how much looser it must be "
+					 "the windows cannot say: they count the bios over the target in "
+					 "force, not their latencies", (unsigned long long)s->target_us);
+			break;
+		default:
+			snprintf(line, sizeof(line), "nothing: %llu windows with a sibling "
+				 "throttled the most, fewer than %d", (unsigned long long)
+				 s->by[WHY_SIBS_DEEPEST].windows, WHY_SUGGEST_MIN_WINDOWS);
+		}
+		printf("   suggest: ");
+		wrap(line, 12, 5);
+	}
+}
+
+static void print_suggest_json(const struct why_model *m, const struct why_suggestions *ss)
+{
+	static const char *const basis[] = { "window_means", "windows_missed", NULL };
+	size_t i;
+	int k;
+
+	printf("{\"schema\":%d,\"tool\":\"iolat-why\",\"mode\":\"suggest\",\"events\":%zu,"
+	       "\"rows\":%zu,\"span_s\":%.3f,\"groups\":[", IOLAT_JSON_SCHEMA, m->events, m->rows,
+	       m->last - m->first);
+	for (i = 0; i < ss->n; i++) {
+		const struct why_suggestion *s = &ss->v[i];
+
+		printf("%s{\"device\":", i ? "," : "");
+		iolat_json_text(stdout, s->c->device);
+		printf(",\"cgroup\":");
+		iolat_json_text(stdout, s->c->path);
+		if (s->c->id)
+			printf(",\"cgroup_id\":%llu", (unsigned long long)s->c->id);
+		else
+			printf(",\"cgroup_id\":null");
+		printf(",\"rotational\":%s,\"target_us\":%llu", s->rotational ? "true" : "false",
+		       (unsigned long long)s->target_us);
+		for (k = 0; k < WHY_SIBS_NR; k++) {
+			const struct why_win_class *wc = &s->by[k];
+
+			printf(",\"%s\":{\"windows\":%llu,\"missed\":%llu", sibs_key[k],
+			       (unsigned long long)wc->windows, (unsigned long long)wc->missed);
+			if (wc->mean_p90_us)
+				printf(",\"mean_p50_us\":%llu,\"mean_p90_us\":%llu}",
+				       (unsigned long long)wc->mean_p50_us,
+				       (unsigned long long)wc->mean_p90_us);
+			else
+				printf(",\"mean_p50_us\":null,\"mean_p90_us\":null}");
+		}
+		if (basis[s->basis])
+			printf(",\"basis\":\"%s\"", basis[s->basis]);
+		else
+			printf(",\"basis\":null");
+		if (s->suggested_us)
+			printf(",\"suggested_us\":%llu", (unsigned long long)s->suggested_us);
+		else
+			printf(",\"suggested_us\":null");
+		printf(",\"target_within_reach\":%s}", s->basis != WHY_BASIS_MISSED ? "null" :
+		       s->keep_target ? "true" : "false");
+	}
+	printf("]}\n");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
@@ -715,6 +850,24 @@ int main(int argc, char **argv)
 		fprintf(stderr, TOOL ": the recording was made inside a cgroup namespace: its "
 			"paths start at that namespace's root, the commands at %s\n",
 			iolat_cgroup_root());
+	if (env.suggest) {
+		struct why_suggestions ss;
+
+		if (why_suggest(m, &ss)) {
+			fprintf(stderr, TOOL ": out of memory\n");
+			why_suggestions_free(&ss);
+			err = WHY_EXIT_ERROR;
+			goto out;
+		}
+		if (env.json)
+			print_suggest_json(m, &ss);
+		else
+			print_suggest_text(m, &ss);
+		why_suggestions_free(&ss);
+		err = iolat_flush(TOOL, stdout);
+		err = err && err != -EPIPE ? WHY_EXIT_ERROR : WHY_EXIT_NONE;
+		goto out;
+	}
 	if (why_analyse(m, &fs)) {
 		fprintf(stderr, TOOL ": out of memory\n");
 		err = WHY_EXIT_ERROR;

@@ -8,7 +8,8 @@ BUILD=${BUILD:-$REPO/build}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 T=$REPO/tools
 # iolat-why's sources, for the tests that build it.
-WHY_SRCS=("$T/iolat-why.c" "$T/iolat-why-model.c" "$T/iolat-why-rules.c" "$T/iolat-json.c"
+WHY_SRCS=("$T/iolat-why.c" "$T/iolat-why-model.c" "$T/iolat-why-rules.c" "$T/iolat-why-suggest.c"
+	"$T/iolat-json.c"
 	"$T/iolat-common.c" "$T/iolat-cgroup.c" "$T/iolat-map.c")
 skip() { echo "SKIP: $*"; exit 77; }
 note() { echo "# $*"; }

@@ -36,6 +36,15 @@ window() {
 	printf ',"met":%s,"win_met":%s,"verdict":"%s","target_us":%s,"win_ms":100,"samples":%s,"acc_samples":%s,"stat":"missed","missed":%s,"acc_missed":%s,"action":"%s","cookie":%s,"scale_lat_us":%s}\n' \
 		"$4" "$5" "$verdict" "$6" "$7" "$7" "$8" "$8" "$9" "${10}" "${11}" >>"$OUT"
 }
+# window_mean SECS CGROUP ID MET TARGET SAMPLES MEAN ACTION COOKIE SCALE_LAT:
+# a rotational device's window, judged by its mean
+window_mean() {
+	local verdict=missed
+	[ "$4" = true ] && verdict=met
+	pre "$1" window "$2" "$3"
+	printf ',"met":%s,"win_met":%s,"verdict":"%s","target_us":%s,"win_ms":100,"samples":%s,"acc_samples":%s,"stat":"mean","mean_us":%s,"acc_mean_us":%s,"action":"%s","cookie":%s,"scale_lat_us":%s}\n' \
+		"$4" "$4" "$verdict" "$5" "$6" "$6" "$7" "$7" "$8" "$9" "${10}" >>"$OUT"
+}
 # target SECS CGROUP ID OLD NEW BY
 target() {
 	pre "$1" target "$2" "$3"
@@ -997,6 +1006,34 @@ equal() {
 	done
 }
 
+# rotational: for --suggest.  /iolat-v/db (3000us) on a rotational disk
+# beside /iolat-v/bulk (no target): its window means 5000-7900us while
+# bulk has depth max, four scale-downs take bulk to depth 1 by 2.4 s, and
+# from then on db's means are 1800-2699us (1800 + 137 i mod 900), all met.
+# 14 s, 16 requests.
+rotational() {
+	local i ms sec cookie=1000000 db=max prev last=-1 mean
+	snoop_file rotational
+	target 0.1 /iolat-v/db 2401 0 3000 user
+	for ((i = 2; i < 140; i++)); do
+		tick $i
+		if [ "$db" != 1 ]; then
+			mean=$((5000 + (i * 290) % 3000))
+			act=hold
+			if [ $((ms - last)) -ge 500 ] || [ $last -lt 0 ]; then
+				act=down; last=$ms
+				window_scale down 16 /iolat-v 2400 /iolat-v/db 2401 3000 500
+				follow down /iolat-v/bulk 2402 db 16
+			fi
+			window_mean "$sec" /iolat-v/db 2401 false 3000 10 $mean $act $cookie 3000
+		else
+			mean=$((1800 + (i * 137) % 900))
+			window_mean "$sec" /iolat-v/db 2401 true 3000 10 $mean hold $cookie 3000
+		fi
+		throttle "$sec" /iolat-v/bulk 2402 "${db/max/16}" 900
+	done
+}
+
 # writeback: scenario 8's bulk writer as iolat-top records it.
 # /iolat-wb/db (5000us) met its target in all but one window in ten;
 # /iolat-wb/bulk, a buffered writer with no target, is at depth 1 with
@@ -1039,3 +1076,4 @@ biodev
 idle
 writeback
 equal
+rotational
