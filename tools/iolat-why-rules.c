@@ -907,15 +907,21 @@ static int rule_nothing(struct why_model *m, struct why_cg *c,
 {
 	struct finding_text t = {};
 	const struct why_cg *a = c, *busy = NULL;
-	__u64 n, missed, skips;
+	__u64 n, missed;
 	size_t i;
 
 	win_counts(c, &n, &missed);
 	if (!c->target_us || n < MIN_WINDOWS || missed * 100 < n * NOTHING_MISSED_PCT)
 		return 0;
-	/* Siblings with its target, doing IO: equal_targets says why they are spared. */
-	if (equal_spared(m, c, NULL, &skips))
-		return 0;
+	/*
+	 * Siblings with its target, doing IO: not looser, but spared for the
+	 * same reason the culprit's equal_targets says.
+	 */
+	for (i = 0; i < nsib(c); i++)
+		if (same_parent(c, sib(c, i)) && sib(c, i)->target_us == c->target_us &&
+		    did_io(sib(c, i)) && (sib(c, i)->skips_equal || sib(c, i)->skips_protected_top ||
+		    c->skips_equal || c->skips_protected_top))
+			return 0;
 	/*
 	 * Throttled for it: looser siblings, and the looser siblings of each
 	 * ancestor that has a target of its own (its windows scale them).

@@ -261,6 +261,7 @@ def groups: [.[] | .time as $t | .cgroups[] | . + {t: $t}] |
 	windows: (map(.windows // 0) | max),
 	windows_missed: (map(.windows_missed // 0) | max),
 	states: (map(.state) | unique | join(",")),
+	protected_skips: (map(.scale_skips.protected // 0) | max),
 	children: (map(.children | select(. != null)) | if length == 0 then null
 		else {min_cookie: (map(.cookie) | min),
 		      culprits: (map(.culprit | select(. != null)) | unique),

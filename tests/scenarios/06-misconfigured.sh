@@ -3,8 +3,10 @@
 # iolat0's loose (held at depth 1 since before iolat-top started), a db
 # whose noisy neighbour is under another parent (nothing_to_throttle), a
 # target written as 1 for 1 ms (target_not_as_meant), a group whose
-# misses a tighter sibling's own (tighter_sibling_owns_scaling), and one
-# read in 16 over target in every window (ten_percent_rule).
+# misses a tighter sibling's own (tighter_sibling_owns_scaling), one
+# read in 16 over target in every window (ten_percent_rule), and two
+# siblings with one target, the second never throttled for the first
+# (equal_targets).
 . "$IOLAT_REPO/guest/scenarios/lib.sh"
 need_tools
 run_scenario 6-misconfigured 15
@@ -21,6 +23,9 @@ why_names depth_unknown /iolat-u/loose
 why_expect nothing_to_throttle /iolat-a/db
 why_expect target_not_as_meant /iolat-x/db
 why_expect tighter_sibling_owns_scaling /iolat-d/mid
+group_check /iolat-e/batch '.target_us == 3000 and .protected_skips >= 3' \
+	"target 3000us, 3 scale-downs or more not followed (protected)"
+why_names equal_targets /iolat-e/batch
 # db's case rests on the emulated timers: its 15 fast reads complete
 # in 10 ms, 8 ms under its target, and a loaded host made enough of them
 # late that 43 of 71 windows missed in one run (2 of 72 in another).
