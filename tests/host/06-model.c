@@ -446,6 +446,34 @@ static void rmdir_cg(const char *path)
 	}
 }
 
+/* stderr of @fn(@arg) into @said. */
+static int said_by(int (*fn)(void *), void *arg, char *said, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), rc;
+	size_t n;
+
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	rc = fn(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(said, 1, len - 1, tmp);
+	said[n] = '\0';
+	fclose(tmp);
+	return rc;
+}
+
+/* iolat_targets_tell_bio_based() twice: the note comes once. */
+static int tell_bio_based_twice(void *targets)
+{
+	iolat_targets_tell_bio_based("iolat-top", targets);
+	iolat_targets_tell_bio_based("iolat-top", targets);
+	return 0;
+}
+
 /*
  * A bio-based disk (device mapper: a queue/, no mq/) and one with a
  * request queue: JSON's bio_based and, on the first, the disks below it
@@ -460,9 +488,7 @@ static void test_bio_based(void)
 	struct top_report rep;
 	char fn[8300], said[512];
 	const char *out;
-	FILE *tmp = tmpfile();
-	int saved = dup(2), i;
-	size_t n;
+	int i;
 
 	snprintf(sys, sizeof(sys), "%s/../sysblk-bio", root);
 	mkdir(sys, 0755);
@@ -490,17 +516,7 @@ static void test_bio_based(void)
 	      strstr(out, "{\"device\":\"fake1\",\"rotational\":false,\"bio_based\":false,"
 		     "\"cgroup\":\"/bb\""),
 	      "bio-based: json: dm-3's row bio-based, fake1 below it; fake1's not: %s", out);
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
-	iolat_targets_tell_bio_based("iolat-top", &fx.targets);
-	iolat_targets_tell_bio_based("iolat-top", &fx.targets);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	n = fread(said, 1, sizeof(said) - 1, tmp);
-	said[n] = '\0';
-	fclose(tmp);
+	said_by(tell_bio_based_twice, &fx.targets, said, sizeof(said));
 	check(!strcmp(said, "iolat-top: dm-3 (4000:3) is bio-based: io.latency takes a target "
 		      "there and never acts on it; set it on fake1\n"),
 	      "bio-based: said once on stderr, naming the disk below: '%s'", said);
@@ -1019,26 +1035,6 @@ static void mv(const char *from, const char *to)
 		perror(a);
 		exit(2);
 	}
-}
-
-/* stderr of @fn(@arg) into @said. */
-static int said_by(int (*fn)(void *), void *arg, char *said, size_t len)
-{
-	FILE *tmp = tmpfile();
-	int saved = dup(2), rc;
-	size_t n;
-
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
-	rc = fn(arg);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	n = fread(said, 1, len - 1, tmp);
-	said[n] = '\0';
-	fclose(tmp);
-	return rc;
 }
 
 /*

@@ -12,12 +12,7 @@
 # full stdout, with their exit statuses; -d one device of two; the live
 # mode (-D) on fake tools.
 . "$(dirname "$0")/lib.sh"
-command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
-tmp=$(mktemp -d) || fail "mktemp"
-trap 'rm -rf "$tmp"' EXIT
-D=$REPO/tests/host/data
-W=$tmp/iolat-why
-host_cc "$W" "${WHY_SRCS[@]}"
+why_setup
 
 # rules ARGS...: the rules iolat-why -j finds, sorted, on one line in
 # $got; its exit status in $rc.

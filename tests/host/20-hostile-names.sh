@@ -4,13 +4,8 @@
 # come as the tools wrote them before schema 2 (bytes, controls as
 # \u00NN) and after (escaped text, \xNN).
 . "$(dirname "$0")/lib.sh"
-command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
 command -v jq >/dev/null || skip "no jq"
-tmp=$(mktemp -d) || fail "mktemp"
-trap 'rm -rf "$tmp"' EXIT
-D=$REPO/tests/host/data
-W=$tmp/iolat-why
-host_cc "$W" "${WHY_SRCS[@]}"
+why_setup
 cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 cg2=${cg2:-/sys/fs/cgroup}
 

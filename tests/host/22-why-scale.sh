@@ -12,11 +12,7 @@
 #  - a line over the 64 MiB cap: an error naming the file and line, exit
 #    3, within a memory limit a little above the cap.
 . "$(dirname "$0")/lib.sh"
-command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
-tmp=$(mktemp -d) || fail "mktemp"
-trap 'rm -rf "$tmp"' EXIT
-W=$tmp/iolat-why
-HOST_OPT=-O2 host_cc "$W" "${WHY_SRCS[@]}"
+HOST_OPT=-O2 why_setup
 
 # gen INTERVALS: iolat-top -j 1 of the tree above, rows as top_print_json()
 # prints them (the keys of tests/host/data/gen-why.sh's rows).

@@ -10,13 +10,8 @@
 #  - why-unreachable: tight's 100us missed there (out of reach);
 #  - no group with a target: said, status 0.
 . "$(dirname "$0")/lib.sh"
-command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
 command -v jq >/dev/null || skip "no jq"
-tmp=$(mktemp -d) || fail "mktemp"
-trap 'rm -rf "$tmp"' EXIT
-D=$REPO/tests/host/data
-W=$tmp/iolat-why
-host_cc "$W" "${WHY_SRCS[@]}"
+why_setup
 
 # group JSON CGROUP: CGROUP's object of a --suggest -j output
 group() { jq -c --arg c "$2" '.groups[] | select(.cgroup == $c)' "$1"; }

@@ -14,6 +14,18 @@ WHY_SRCS=("$T/iolat-why.c" "$T/iolat-why-model.c" "$T/iolat-why-rules.c" "$T/iol
 skip() { echo "SKIP: $*"; exit 77; }
 note() { echo "# $*"; }
 
+# why_setup: iolat-why built from tools/ as $W (HOST_OPT as host_cc
+# takes it), in $tmp, a directory removed on exit; the canned recordings
+# in $D.
+why_setup() {
+	command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
+	tmp=$(mktemp -d) || fail "mktemp"
+	trap 'rm -rf "$tmp"' EXIT
+	D=$REPO/tests/host/data
+	W=$tmp/iolat-why
+	host_cc "$W" "${WHY_SRCS[@]}"
+}
+
 # expect STATUS PATTERN CMD...: CMD exits STATUS and prints PATTERN on stderr.
 expect() {
 	local want=$1 pat=$2 rc err
