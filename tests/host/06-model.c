@@ -1419,24 +1419,24 @@ static void test_truncation(void)
 	fixture_free(&fx);
 }
 
+struct parse_dev_arg {
+	const char *arg;
+	__u32 *dev;
+};
+
+static int parse_dev_call(void *p)
+{
+	struct parse_dev_arg *a = p;
+
+	return iolat_parse_dev("iolat-top", a->arg, a->dev);
+}
+
 /* iolat_parse_dev(@arg)'s status, what it said in @said, the dev in *@dev. */
 static int parse_dev(const char *arg, __u32 *dev, char *said, size_t len)
 {
-	FILE *tmp = tmpfile();
-	int saved = dup(2), rc;
-	size_t n;
+	struct parse_dev_arg a = { .arg = arg, .dev = dev };
 
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
-	rc = iolat_parse_dev("iolat-top", arg, dev);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	n = fread(said, 1, len - 1, tmp);
-	said[n] = '\0';
-	fclose(tmp);
-	return rc;
+	return said_by(parse_dev_call, &a, said, len);
 }
 
 /*
