@@ -1495,23 +1495,16 @@ static struct btf *fake_btf(const char *const *names, bool v2)
 	return btf;
 }
 
+static int preflight_call(void *btf)
+{
+	return iolat_preflight_btf("iolat-top", btf);
+}
+
 /* iolat_preflight_btf(@btf)'s status; what it said in @said. */
 static int preflight(struct btf *btf, char *said, size_t len)
 {
-	FILE *tmp = tmpfile();
-	int saved = dup(2), rc;
-	size_t n;
+	int rc = said_by(preflight_call, btf, said, len);
 
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
-	rc = iolat_preflight_btf("iolat-top", btf);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	n = fread(said, 1, len - 1, tmp);
-	said[n] = '\0';
-	fclose(tmp);
 	btf__free(btf);
 	return rc;
 }
