@@ -104,3 +104,22 @@ cg_create iolat-d/a
 io_latency_set iolat-d/a iolat1 1000
 cg_run iolat-d/a dd if=/dev/iolat1 of=/dev/null bs=4k count=100 iflag=direct status=none ||
 	fail "IO on a new device after the removals failed"
+
+# A device number used again: null_blk gives a new disk the lowest free
+# index, so the disk made after iolat1's removal gets its MAJ:MIN.  The
+# removed disk's target must not come back on it: io.latency's config
+# went with the disk's blkgs.
+old=$(majmin iolat1)
+grep -q "^$old target=1000" "$CG/iolat-d/a/io.latency" ||
+	fail "iolat1's target not in io.latency before its removal: $(cat "$CG/iolat-d/a/io.latency")"
+nullb_remove iolat1
+nullb_create iolat2
+new=$(majmin iolat2)
+[ "$new" = "$old" ] || fail "iolat2 got $new, not iolat1's $old: no number reused to check"
+! grep -q "^$new " "$CG/iolat-d/a/io.latency" ||
+	fail "the removed iolat1's target came back on iolat2, which got its number $new: $(cat "$CG/iolat-d/a/io.latency")"
+cg_run iolat-d/a dd if=/dev/iolat2 of=/dev/null bs=4k count=100 iflag=direct status=none ||
+	fail "IO on iolat2 failed"
+! grep -q "^$new .*use_delay=[1-9]" "$CG/iolat-d/a/io.stat" ||
+	fail "iolat2 ($new) starts delayed: $(cat "$CG/iolat-d/a/io.stat")"
+note "iolat2 got the removed iolat1's $new: no target, no delay there"
