@@ -546,6 +546,15 @@ static const char *culprit_of(struct why_model *m, const struct why_cg *p,
 	return NULL;
 }
 
+/* The group @p's scaling named last, NULL if none or not in the records. */
+static struct why_cg *culprit_cg(struct why_model *m, const struct why_cg *p)
+{
+	__u64 id;
+
+	culprit_of(m, p, &id);
+	return why_cg_by_id(m, p->device, id);
+}
+
 static void culprit_text(struct why_model *m, struct finding_text *t,
 			 const struct why_cg *p, const char **name)
 {
@@ -716,7 +725,7 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 	double down = 0, forgot = 0, back = 0, depth_back = 0, done;
 	bool events = has_cookie_events(p), not_back = false;
 	const struct why_cg *cul;
-	__u64 steps = 0, id;
+	__u64 steps = 0;
 	const char *culprit;
 	size_t i, j;
 
@@ -738,8 +747,7 @@ static int rule_slow_recovery(struct why_model *m, struct why_cg *p,
 	/* A parent gone from iolat-top's rows was removed: nothing to recover. */
 	if (m->rows && gone_from_rows(m, p))
 		return 0;
-	culprit_of(m, p, &id);
-	cul = why_cg_by_id(m, p->device, id);
+	cul = culprit_cg(m, p);
 	/*
 	 * A culprit still missing at the cookie's floor scales on (iolat-top's
 	 * counters do not move there): its last missed window is a scale event.
@@ -845,17 +853,11 @@ static bool did_io(const struct why_cg *s)
  * iolat-top's counter while @c was the culprit.  With @t, named in it.
  */
 static size_t equal_spared(struct why_model *m, const struct why_cg *c,
-			   struct finding_text *t, __u64 *skips)
+			   struct finding_text *t)
 {
-	const struct why_cg *p = c->parent;
 	size_t i, n = 0;
-	__u64 id = 0;
 
-	*skips = 0;
-	if (!c->target_us || !p)
-		return 0;
-	culprit_of(m, p, &id);
-	if (why_cg_by_id(m, c->device, id) != c)
+	if (!c->target_us || !c->parent || culprit_cg(m, c->parent) != c)
 		return 0;
 	for (i = 0; i < nsib(c); i++) {
 		const struct why_cg *s = sib(c, i);
@@ -865,7 +867,6 @@ static size_t equal_spared(struct why_model *m, const struct why_cg *c,
 		    !did_io(s))
 			continue;
 		n++;
-		*skips += k;
 		if (t) {
 			sb_printf(&t->evidence, "; %s (target %lluus) did not follow %llu of them",
 				  s->name, s->target_us, k);
@@ -881,15 +882,14 @@ static size_t equal_spared(struct why_model *m, const struct why_cg *c,
 static int rule_equal(struct why_model *m, struct why_cg *c, struct why_findings *out)
 {
 	struct finding_text t = {};
-	__u64 n, missed, skips;
+	__u64 n, missed;
 	size_t spared;
 
 	win_counts(c, &n, &missed);
-	if (n < MIN_WINDOWS || missed * 100 < n * EQUAL_MISSED_PCT ||
-	    !equal_spared(m, c, NULL, &skips))
+	if (n < MIN_WINDOWS || missed * 100 < n * EQUAL_MISSED_PCT || !equal_spared(m, c, NULL))
 		return 0;
 	sb_printf(&t.evidence, "missed %llu of %llu windows", missed, n);
-	spared = equal_spared(m, c, &t, &skips);
+	spared = equal_spared(m, c, &t);
 	sb_printf(&t.summary, "%s misses its %lluus target on %s, and %zu sibling%s with the "
 		  "same target %s not throttled for it: io.latency throttles only siblings "
 		  "with looser targets, so equal targets protect each other", c->name,
@@ -969,7 +969,6 @@ static int rule_floor(struct why_model *m, struct why_cg *p, struct why_findings
 	const struct why_cg *cul;
 	const char *culprit;
 	bool siblings = false;
-	__u64 id;
 	size_t i;
 
 	if (p->noop_downs < FLOOR_NOOPS)
@@ -979,8 +978,7 @@ static int rule_floor(struct why_model *m, struct why_cg *p, struct why_findings
 	 * scale-downs had nobody to throttle, which is nothing_to_throttle's
 	 * finding on the culprit, not this one.
 	 */
-	culprit_of(m, p, &id);
-	cul = why_cg_by_id(m, p->device, id);
+	cul = culprit_cg(m, p);
 	for (i = 0; i < p->nkids && !siblings; i++)
 		siblings = child_of(p->kids[i], p) && p->kids[i] != cul && did_io(p->kids[i]);
 	if (!siblings)
