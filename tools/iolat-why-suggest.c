@@ -16,12 +16,17 @@
  */
 static __u32 depth_at(const struct why_cg *s, double t)
 {
-	__u32 d = 0;
-	size_t i;
+	size_t lo = 0, hi = s->dn, mid;
 
-	for (i = 0; i < s->dn && s->dv[i].t < t; i++)
-		d = s->dv[i].depth;
-	return d;
+	/* the depths are in time order (why_model_finish()): the last before @t */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->dv[mid].t < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? s->dv[lo - 1].depth : 0;
 }
 
 /*
@@ -78,7 +83,7 @@ static int suggest_one(const struct why_cg *c, struct why_suggestion *s)
 	__u32 *means[WHY_SIBS_NR] = {};
 	size_t n[WHY_SIBS_NR] = {}, i, ssd = 0, rot = 0;
 	const struct why_win_class *thr;
-	int k;
+	int k, err = -ENOMEM;
 
 	memset(s, 0, sizeof(*s));
 	s->c = c;
@@ -86,7 +91,7 @@ static int suggest_one(const struct why_cg *c, struct why_suggestion *s)
 	for (k = 0; k < WHY_SIBS_NR; k++) {
 		means[k] = calloc(l->n ?: 1, sizeof(**means));
 		if (!means[k])
-			goto oom;
+			goto out;
 	}
 	for (i = 0; i < l->n; i++) {
 		const struct why_win *w = &l->v[i];
@@ -122,18 +127,13 @@ static int suggest_one(const struct why_cg *c, struct why_suggestion *s)
 	} else if (thr->windows >= WHY_SUGGEST_MIN_WINDOWS && !s->rotational) {
 		/* a window misses at 10% of its bios over target: its p90 */
 		s->basis = WHY_BASIS_MISSED;
-		if (thr->missed * 10 <= thr->windows)
-			s->keep_target = true;
-		else
-			s->out_of_reach = true;
+		s->keep_target = thr->missed * 10 <= thr->windows;
 	}
+	err = 0;
+out:
 	for (k = 0; k < WHY_SIBS_NR; k++)
 		free(means[k]);
-	return 0;
-oom:
-	for (k = 0; k < WHY_SIBS_NR; k++)
-		free(means[k]);
-	return -ENOMEM;
+	return err;
 }
 
 int why_suggest(struct why_model *m, struct why_suggestions *out)

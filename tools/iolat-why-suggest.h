@@ -46,11 +46,11 @@ struct why_suggestion {
 	enum why_basis basis;
 	/*
 	 * The target the windows with a sibling throttled the most could
-	 * meet (0: they cannot say; keep_target: the present one, within
-	 * reach; out_of_reach: not even there).
+	 * meet (0: they cannot say); keep_target, on WHY_BASIS_MISSED: the
+	 * present one is within reach (false: not even there).
 	 */
 	__u64 suggested_us;
-	bool keep_target, out_of_reach;
+	bool keep_target;
 };
 
 struct why_suggestions {
