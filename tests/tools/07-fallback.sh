@@ -94,16 +94,16 @@ top_start iostat --no-events --no-functions --no-state
 top_start state --no-events --no-functions
 top_started iostat
 top_started state
-# lines NAME: reports so far.
-lines() { local n=0 l; while IFS= read -r l; do n=$((n + 1)); done <"/tmp/fb-$1.live"; echo $n; }
+# lines FILE: reports so far.
+lines() { local n=0 l; while IFS= read -r l; do n=$((n + 1)); done <"$1"; echo $n; }
 declare -A MARK
 # phase N: N more reports of each after the mark (reports from the one
 # after the mark on: one may have straddled a switch), copied to
 # /tmp/fb-NAME.json.
-all_past() { local t; for t in "${FOUR[@]}"; do [ "$(lines $t)" -ge $(( ${MARK[$t]} + $1 + 1 )) ] || return 1; done; }
+all_past() { local t; for t in "${FOUR[@]}"; do [ "$(lines "/tmp/fb-$t.live")" -ge $(( ${MARK[$t]} + $1 + 1 )) ] || return 1; done; }
 phase() {
 	local t
-	for t in "${FOUR[@]}"; do MARK[$t]=$(lines $t); done
+	for t in "${FOUR[@]}"; do MARK[$t]=$(lines "/tmp/fb-$t.live"); done
 	wait_for $(( $1 * 10 + 60 )) all_past "$1" || fail "fewer than $1 reports of each in $(( $1 * 10 + 60 )) s"
 	for t in "${FOUR[@]}"; do
 		pid_gone "${TOP[$t]}" && fail "iolat-top ($t) died: $(cat /tmp/fb-$t.err)"
@@ -398,7 +398,6 @@ timed_wait 150 "loose charged and paying delay, by the functions and the events"
 # time, the tools' intervals being apart, once gave 495 ms charged
 # against 323 ms: a burst of swap-outs inside one tool's interval and
 # not the other's.
-nlines() { local n; n=$(wc -l <"$1"); echo "${n:-0}"; }
 loose_frozen() { grep -qx 'frozen 1' "$CG/iolat-p/loose/cgroup.events"; }
 # quiet LABEL: loose frozen, then two more reports from each tool (its
 # in-flight swap-outs charged by then); each tool's loose row then, in
@@ -407,10 +406,10 @@ quiet() {
 	local a b
 	echo 1 >"$CG/iolat-p/loose/cgroup.freeze" || fail "swap: cannot freeze loose"
 	wait_for 60 loose_frozen || fail "swap: loose not frozen 60 s after cgroup.freeze ($1)"
-	a=$(nlines /tmp/fb-swap.json) b=$(nlines /tmp/ev-swap.json)
+	a=$(lines /tmp/fb-swap.json) b=$(lines /tmp/ev-swap.json)
 	two_more() {
-		[ "$(nlines /tmp/fb-swap.json)" -ge $((a + 2)) ] &&
-			[ "$(nlines /tmp/ev-swap.json)" -ge $((b + 2)) ]
+		[ "$(lines /tmp/fb-swap.json)" -ge $((a + 2)) ] &&
+			[ "$(lines /tmp/ev-swap.json)" -ge $((b + 2)) ]
 	}
 	wait_for 30 two_more || fail "swap: the tools did not report twice in 30 s with loose frozen ($1)"
 	Q_FN=$(tail -1 /tmp/fb-swap.json | row /iolat-p/loose)
