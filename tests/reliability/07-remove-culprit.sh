@@ -19,18 +19,25 @@
 #
 # Checked: every vN becomes the culprit (so no ghost holds the parent),
 # is forgotten (by its offline's scale_reset, or by the idle timer while
-# its readers moved out), and no scale event names vN once it is offline.  Run on the debug kernel, the
-# suite's KASAN check covers the rest: a removed culprit's group used
-# after it was freed is a KASAN report there, on any round.
+# its readers moved out), and no scale event names vN once it is offline.
+#
+# Left to chance the race never happened (50 rounds).  The debug kernels
+# carry a test-only hook (patches/KVER/debug, check_stall_ms): while it
+# is set, a window check, its window summed and its target seen, waits
+# before the parent's lock.  On a blocking null_blk that completes in
+# ->queue_rq() (blocking=1 irqmode=0) each round sets it once vN is the
+# culprit, waits until one of vN's checks is held, removes vN, waits for
+# it to go offline and releases the check: with the fix it finds its
+# group offline (iolatency_window action=offline); the kernel without
+# the fix, built by hand with the hook, failed here: the check came
+# back, scaled the parent down as v1 (target_ns=0, scale_lat_ns=0), a
+# ghost.  A KASAN kernel without the hook fails: it would leave the race
+# to chance.  Elsewhere (the normal kernels) the rounds remove the
+# culprit mid-IO without the hook, and on the debug ones the suite's
+# KASAN check covers a group used after it was freed.
 #
 # IOLAT_CULPRIT_ROUNDS: rounds; by default 3 on the normal kernel (about
-# 10 s each under TCG) and 2 on the debug kernel (kernel_kasan: about
-# 60 s each).  The trade: CI runs this test on both kernels every time,
-# culprit removal on the debug kernel included, and 2 rounds there is
-# what its time budget allows; each round is the same removal, so the
-# debug kernel checks the path under KASAN and lockdep twice, and the
-# normal kernel's rounds look for the race itself, which never showed in
-# 50 (IOLAT_CULPRIT_ROUNDS=50 for a hunt).
+# 10 s each under TCG) and 2 on the debug kernel.
 . "$IOLAT_REPO/tests/lib.sh"
 
 dev=iolat0
@@ -38,9 +45,25 @@ rounds=${IOLAT_CULPRIT_ROUNDS:-3}
 if [ -z "${IOLAT_CULPRIT_ROUNDS:-}" ] && kernel_kasan; then
 	rounds=2
 fi
-note "$rounds rounds$(kernel_kasan && echo ', KASAN kernel')"
+if [ -e "$CHECK_STALL" ]; then
+	held=1
+	nullb_create $dev blocking=1 irqmode=0
+elif kernel_kasan; then
+	fail "a KASAN kernel without $CHECK_STALL (patches/KVER/debug): the race would be left to chance"
+else
+	held=0
+	nullb_create $dev
+fi
+note "$rounds rounds$(kernel_kasan && echo ', KASAN kernel')$([ $held = 1 ] && echo ", a window check held across each removal")"
 tr=/tmp/culprit-trace.txt
-nullb_create $dev
+
+wchans() {	# wchans PID...: "PID:WCHAN ..."
+	local p
+	for p; do
+		printf '%s:%s ' "$p" "$(cat "/proc/$p/wchan" 2>/dev/null)"
+	done
+}
+held_check() { [[ $(wchans "$@") == *:*iolatency* ]]; }	# held_check PID...
 
 readers() {	# readers CGROUP N: N readers of 4 KiB direct reads, forever
 	local i
@@ -70,11 +93,19 @@ for r in $(seq "$rounds"); do
 		grep 'iolatency_scale_cookie:' "$TRACEFS/trace" | tail -3
 		fail "round $r: v$r (id ${ids[r]}) never became the culprit"
 	}
-	for p in $(cat "$CG/$v/cgroup.procs"); do
+	if [ $held = 1 ]; then
+		# at most 60 s: released below once vN is offline
+		echo 60000 >"$CHECK_STALL" || fail "cannot set $CHECK_STALL"
+		wait_for 10 held_check $(cat "$CG/$v/cgroup.procs") ||
+			fail "round $r: no reader of v$r waits in a held window check: $(wchans $(cat "$CG/$v/cgroup.procs"))"
+	fi
+	parked=$(echo $(cat "$CG/$v/cgroup.procs"))
+	for p in $parked; do
 		echo "$p" >"$CG/iolat-c/park/cgroup.procs" 2>/dev/null
 	done
 	wait_for 10 rmdir "$CG/$v" 2>/dev/null || fail "round $r: cannot remove v$r: $(cat "$CG/$v/cgroup.procs")"
-	cg_kill iolat-c/park
+	# a held reader leaves only once released
+	[ $held = 1 ] || cg_kill iolat-c/park
 	# The group goes offline after rmdir returns, once an RCU grace period
 	# and a work item have passed: seconds on the debug kernel.
 	offline() {
@@ -82,7 +113,23 @@ for r in $(seq "$rounds"); do
 			"$TRACEFS/trace"
 	}
 	wait_for 60 offline || fail "round $r: v$r not offline 60 s after its removal"
-	note "round $r: v$r (id ${ids[r]}) culprit, removed, offline"
+	if [ $held = 1 ]; then
+		held_check $parked ||
+			fail "round $r: v$r's held window check ended before its offline: $(wchans $parked)"
+		echo 0 >"$CHECK_STALL"
+		# Only the vN have targets: a window check that ends after
+		# vN's offline is vN's, held across it.  With the fix it finds
+		# the group offline (action=offline); without, it scales the
+		# parent down in the dying group's name: a ghost, below.
+		came_back() {
+			sed -n "/iolatency_target: \[$dev:\/iolat-c\/v$r\] .* by=offline/,\$p" "$TRACEFS/trace" |
+				grep -q 'iolatency_window: '
+		}
+		wait_for 10 came_back ||
+			fail "round $r: no held window check of v$r came back after its offline (its readers: $parked)"
+		cg_kill iolat-c/park
+	fi
+	note "round $r: v$r (id ${ids[r]}) culprit, removed, offline$([ $held = 1 ] && echo ', a held check came back to it')"
 done
 sleep 1
 cg_kill iolat-c/loose
@@ -153,3 +200,5 @@ note "culprits forgotten by their offline: $by_offline, by the idle timer before
 offline=$(grep -c 'iolatency_window: .* action=offline ' $tr)
 note "$rounds culprits removed mid-IO; $offline windows found their group offline under the lock"
 [ "$ghosts" = 0 ] || fail "$ghosts removed groups came back as culprits"
+[ $held = 0 ] || [ "$offline" -ge "$rounds" ] ||
+	fail "$offline held window checks found their group offline in $rounds rounds"
