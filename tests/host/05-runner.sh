@@ -187,11 +187,11 @@ done
 note "debug subset: $debug_set"
 
 # --list names every boot's kernel.  The default run: every suite on
-# 6.1, the subset on 6.12-debug; --all adds 6.1-debug's subset, the
+# 6.1, the subset on 6.12-debug, the kmemleak boot; --all adds 6.1-debug's subset, the
 # port's suites on 6.12 and the unpatched kernel; --port, on KVER.
 boots_of() { "$REPO/tests/run" "$@" --list | sed 's/ .*//' | tr '\n' ' '; }
 got=$(boots_of)
-[ "$got" = "host:host 6.1:harness 6.1:tracepoints 6.1:tools 6.1:scenarios 6.1:routes 6.1:reliability 6.12-debug:picked " ] ||
+[ "$got" = "host:host 6.1:harness 6.1:tracepoints 6.1:tools 6.1:scenarios 6.1:routes 6.1:reliability 6.12-debug:picked 6.12-debug+kmemleak:picked " ] ||
 	fail "the default run's boots: $got"
 got=$(boots_of --all)
 [ "$got" = "host:host 6.1:harness 6.1:tracepoints 6.1:tools 6.1:scenarios 6.1:routes 6.1:reliability 6.12-debug:picked 6.12-debug+kmemleak:picked 6.1-debug:picked 6.12:harness 6.12:tracepoints 6.12:tools 6.12:reliability 6.1-unpatched:unpatched " ] ||
