@@ -4,6 +4,7 @@
  * iolat-why-suggest.h).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "iolat-common.h"
@@ -30,34 +31,128 @@ static __u32 depth_at(const struct why_cg *s, double t)
 }
 
 /*
- * What @c's siblings were at @t (enum why_sibs): the deepest when each
- * one ever throttled sat at the lowest depth it reached, and one did.
+ * A sibling's part in what a group's siblings were (enum why_sibs) at a
+ * depth: not known yet (a depth recorded later, none before), below max,
+ * above the lowest depth it reached.
  */
-static enum why_sibs sibs_at(const struct why_cg *c, double t)
-{
-	const struct why_cg *p = c->parent;
-	bool unknown = false, below = false, above_min = false;
-	size_t i;
+struct sib_count {
+	int unknown, below, above_min;
+};
 
-	if (!p)
-		return WHY_SIBS_UNKNOWN;
+static struct sib_count sib_part(const struct why_cg *s, __u32 depth)
+{
+	struct sib_count n = {};
+
+	if (!depth) {
+		n.unknown = s->dn > 0;
+		return n;
+	}
+	n.below = depth != WHY_DEPTH_MAX;
+	n.above_min = s->min_depth != WHY_DEPTH_MAX && depth > s->min_depth;
+	return n;
+}
+
+/*
+ * The children of one parent on one device, counted over time: the counts
+ * before the first depth change (@start), and after each change, in time
+ * order.  A window's class is the counts before it less its own group's
+ * part: one pass over the siblings' depths for the family, not one for
+ * every window of every group in it.
+ */
+struct sib_change {
+	double t;
+	struct sib_count n;
+};
+
+struct sib_timeline {
+	struct sib_count start;
+	struct sib_change *v;
+	size_t n;
+};
+
+static bool is_sibling(const struct why_cg *s, const struct why_cg *p, const char *device)
+{
+	return s->parent == p && !strcmp(s->device, device);
+}
+
+static int cmp_change(const void *a, const void *b)
+{
+	double x = ((const struct sib_change *)a)->t, y = ((const struct sib_change *)b)->t;
+
+	return x < y ? -1 : x > y;
+}
+
+static void count_add(struct sib_count *n, struct sib_count a, int sign)
+{
+	n->unknown += sign * a.unknown;
+	n->below += sign * a.below;
+	n->above_min += sign * a.above_min;
+}
+
+static int timeline_build(struct sib_timeline *tl, const struct why_cg *p, const char *device)
+{
+	size_t i, j, n = 0, k = 0;
+
+	memset(tl, 0, sizeof(*tl));
+	for (i = 0; i < p->nkids; i++)
+		if (is_sibling(p->kids[i], p, device))
+			n += p->kids[i]->dn;
+	tl->v = calloc(n ?: 1, sizeof(*tl->v));
+	if (!tl->v)
+		return -ENOMEM;
 	for (i = 0; i < p->nkids; i++) {
 		const struct why_cg *s = p->kids[i];
-		__u32 d;
 
-		if (s == c || s->parent != p || strcmp(s->device, c->device))
+		if (!is_sibling(s, p, device))
 			continue;
-		d = depth_at(s, t);
-		if (!d) {
-			unknown |= s->dn > 0;
-			continue;
+		count_add(&tl->start, sib_part(s, 0), 1);
+		for (j = 0; j < s->dn; j++) {
+			struct sib_change *c = &tl->v[k++];
+
+			/* as a delta here, summed below */
+			c->t = s->dv[j].t;
+			count_add(&c->n, sib_part(s, s->dv[j].depth), 1);
+			count_add(&c->n, sib_part(s, j ? s->dv[j - 1].depth : 0), -1);
 		}
-		below |= d != WHY_DEPTH_MAX;
-		above_min |= s->min_depth != WHY_DEPTH_MAX && d > s->min_depth;
 	}
-	if (below)
-		return above_min || unknown ? WHY_SIBS_PARTLY : WHY_SIBS_DEEPEST;
-	return unknown ? WHY_SIBS_UNKNOWN : WHY_SIBS_FREE;
+	tl->n = k;
+	qsort(tl->v, tl->n, sizeof(*tl->v), cmp_change);
+	for (i = 0; i < tl->n; i++)
+		count_add(&tl->v[i].n, i ? tl->v[i - 1].n : tl->start, 1);
+	return 0;
+}
+
+/* The counts just before @t: after the changes before it, not at it. */
+static struct sib_count timeline_at(const struct sib_timeline *tl, double t)
+{
+	size_t lo = 0, hi = tl->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (tl->v[mid].t < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? tl->v[lo - 1].n : tl->start;
+}
+
+/*
+ * What @c's siblings were at @t (enum why_sibs): the deepest when each
+ * one ever throttled sat at the lowest depth it reached, and one did.
+ * @tl: the family's counts, @c's own part among them.
+ */
+static enum why_sibs sibs_at(const struct why_cg *c, const struct sib_timeline *tl, double t)
+{
+	struct sib_count n;
+
+	if (!c->parent)
+		return WHY_SIBS_UNKNOWN;
+	n = timeline_at(tl, t);
+	count_add(&n, sib_part(c, depth_at(c, t)), -1);
+	if (n.below)
+		return n.above_min || n.unknown ? WHY_SIBS_PARTLY : WHY_SIBS_DEEPEST;
+	return n.unknown ? WHY_SIBS_UNKNOWN : WHY_SIBS_FREE;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -77,7 +172,8 @@ static __u64 round_up2(__u64 v)
 	return (v + unit - 1) / unit * unit;
 }
 
-static int suggest_one(const struct why_cg *c, struct why_suggestion *s)
+static int suggest_one(const struct why_cg *c, const struct sib_timeline *tl,
+		       struct why_suggestion *s)
 {
 	const struct why_wlog *l = c->ws.n ? &c->ws : &c->wt;
 	__u32 *means[WHY_SIBS_NR] = {};
@@ -99,7 +195,7 @@ static int suggest_one(const struct why_cg *c, struct why_suggestion *s)
 
 		if (w->action == WHY_ACT_OFFLINE || !w->samples)
 			continue;
-		k = sibs_at(c, w->t);
+		k = sibs_at(c, tl, w->t);
 		wc = &s->by[k];
 		wc->windows++;
 		wc->missed += w->verdict_missed;
@@ -136,25 +232,66 @@ out:
 	return err;
 }
 
+/* A group to suggest for, and its place in the output. */
+struct pick {
+	const struct why_cg *c;
+	size_t pos;
+};
+
+/* By family (parent, then device): each family's counts are made once. */
+static int cmp_family(const void *a, const void *b)
+{
+	const struct why_cg *x = ((const struct pick *)a)->c, *y = ((const struct pick *)b)->c;
+	size_t px = x->parent ? x->parent->index : SIZE_MAX;
+	size_t py = y->parent ? y->parent->index : SIZE_MAX;
+
+	if (px != py)
+		return px < py ? -1 : 1;
+	return strcmp(x->device, y->device);
+}
+
 int why_suggest(struct why_model *m, struct why_suggestions *out)
 {
-	size_t i;
+	struct sib_timeline tl = {};
+	struct pick *picks = NULL;
+	size_t i, n = 0;
+	int err = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
 	if (why_model_finish(m))
+		return -ENOMEM;
+	picks = calloc(m->n ?: 1, sizeof(*picks));
+	if (!picks)
 		return -ENOMEM;
 	for (i = 0; i < m->n; i++) {
 		const struct why_cg *c = m->v[i];
 
 		if (!c->target_us || !strcmp(c->path, "/") || c->gone)
 			continue;
-		if (iolat_grow((void **)&out->v, &out->cap, out->n + 1, sizeof(*out->v)))
-			return -ENOMEM;
-		if (suggest_one(c, &out->v[out->n]))
-			return -ENOMEM;
-		out->n++;
+		picks[n].c = c;
+		picks[n].pos = n;
+		n++;
 	}
-	return 0;
+	if (iolat_grow((void **)&out->v, &out->cap, n ?: 1, sizeof(*out->v)))
+		goto out;
+	qsort(picks, n, sizeof(*picks), cmp_family);
+	for (i = 0; i < n; i++) {
+		const struct why_cg *c = picks[i].c;
+
+		if (c->parent && (!i || cmp_family(&picks[i - 1], &picks[i]))) {
+			free(tl.v);
+			if (timeline_build(&tl, c->parent, c->device))
+				goto out;
+		}
+		if (suggest_one(c, &tl, &out->v[picks[i].pos]))
+			goto out;
+	}
+	out->n = n;
+	err = 0;
+out:
+	free(tl.v);
+	free(picks);
+	return err;
 }
 
 void why_suggestions_free(struct why_suggestions *s)

@@ -10,25 +10,27 @@
 #    each c00's target out of reach, each sibling's misses owned by its
 #    own family's c00, named;
 #  - a line over the 64 MiB cap: an error naming the file and line, exit
-#    3, within a memory limit a little above the cap.
+#    3, within a memory limit a little above the cap;
+#  - --suggest on one parent of 10,000 children (below).
 . "$(dirname "$0")/lib.sh"
 HOST_OPT=-O2 why_setup
 
-# gen INTERVALS: iolat-top -j 1 of the tree above, rows as top_print_json()
-# prints them (the keys of tests/host/data/gen-why.sh's rows).
+# gen INTERVALS [PARENTS CHILDREN]: iolat-top -j 1 of the tree above (100
+# parents of 100 children), rows as top_print_json() prints them (the
+# keys of tests/host/data/gen-why.sh's rows).
 gen() {
-	awk -v n="$1" 'BEGIN {
+	awk -v n="$1" -v np="${2:-100}" -v nc="${3:-100}" 'BEGIN {
 		t0 = 1764892800
 		for (k = 1; k <= n; k++) {
-			rows = 1 + 100 * 101
+			rows = 1 + np * (nc + 1)
 			printf "{\"schema\":1,\"tool\":\"iolat-top\",\"time\":%d.000,\"interval_s\":1.000,\"lost_events\":0,\"rows_total\":%d,\"rows_shown\":%d,\"cgroups\":[", t0 + k, rows, rows
 			printf "{\"device\":\"iolat0\",\"rotational\":false,\"cgroup\":\"/\",\"cgroup_id\":1,\"target_us\":null,\"window\":null,\"iops\":100000.0,\"read_mbps\":390.625,\"write_mbps\":0.000,\"depth\":null,\"cookie\":null,\"state\":\"unknown\",\"use_delay\":null,\"delay_charged_ms_per_s\":null,\"delay_paid_ms_per_s\":null,\"throttled_bios_per_s\":null,\"delay_charged_ms\":0.000,\"delay_paid_ms\":0.000,\"throttled_bios\":0,\"interval\":null}"
-			for (p = 0; p < 100; p++) {
+			for (p = 0; p < np; p++) {
 				pid = 1000 + p * 1000
 				printf ",{\"device\":\"iolat0\",\"rotational\":false,\"cgroup\":\"/svc%02d\",\"cgroup_id\":%d,\"target_us\":null,\"window\":null,\"iops\":1000.0,\"read_mbps\":3.906,\"write_mbps\":0.000,\"depth\":\"max\",\"cookie\":null,\"state\":\"ok\",\"use_delay\":0,\"delay_charged_ms_per_s\":0.000,\"delay_paid_ms_per_s\":0.000,\"throttled_bios_per_s\":0.0,\"delay_charged_ms\":0.000,\"delay_paid_ms\":0.000,\"throttled_bios\":0,\"interval\":null", p, pid
 				printf ",\"children\":{\"cookie\":%d,\"culprit\":\"/svc%02d/c00\",\"culprit_id\":%d,\"scale_lat_us\":500,\"scale_downs\":%d,\"scale_ups\":0,\"timer_ups\":0,\"culprits_forgotten\":0,\"resets\":0}}", 1000000 - 2 * k, p, pid + 1, 2 * k
-				for (c = 0; c < 100; c++) {
-					tight = c == 0; bulk = c == 99
+				for (c = 0; c < nc; c++) {
+					tight = c == 0; bulk = c == nc - 1
 					printf ",{\"device\":\"iolat0\",\"rotational\":false,\"cgroup\":\"/svc%02d/%s\",\"cgroup_id\":%d,", p, bulk ? "bulk" : sprintf("c%02d", c), pid + 1 + c
 					if (bulk) {
 						printf "\"target_us\":null,\"window\":null,\"iops\":800.0,\"read_mbps\":3.125,\"write_mbps\":0.000,\"depth\":1,\"cookie\":%d,\"state\":\"throttled\",\"use_delay\":0", 1000000 - 2 * k
@@ -75,9 +77,32 @@ run() {
 	note "$name: 10,101 groups x $n intervals ($(du -h "$tmp/$name.json" | cut -f1)): ${cpu}s CPU (< ${limit}s), 100 unreachable c00, 9800 siblings owned by their c00"
 	rm -f "$tmp/$name.json" "$tmp/$name.out"
 }
+# suggest: --suggest on one parent of 10,000 children over 12 intervals,
+# bulk held at depth 1 throughout: each of the 9,999 with a target has 11
+# windows with its siblings at their lowest depth (the first interval's,
+# before any depth was known: unknown), in under 2 s of CPU.  Each window
+# of each group once looked at every sibling: 10.5 s here.
+suggest() {
+	local cpu got
+	gen 12 1 10000 >"$tmp/flat.json" || fail "cannot write the recording"
+	TIMEFORMAT='%U %S'
+	{ time "$W" -j --suggest --top "$tmp/flat.json" >"$tmp/flat.out" 2>"$tmp/flat.err"; } 2>"$tmp/flat.time"
+	cpu=$(awk '{ printf "%.2f", $1 + $2 }' "$tmp/flat.time")
+	[ ! -s "$tmp/flat.err" ] || fail "suggest: stderr: $(head -c 300 "$tmp/flat.err")"
+	got=$(jq -r '[.groups[] | "\(.siblings_deepest.windows) \(.siblings_partly.windows) \(.siblings_free.windows) \(.siblings_unknown.windows)"]
+		| group_by(.) | map("\(.[0]) x\(length)") | join(", ")' "$tmp/flat.out") ||
+		fail "suggest: not JSON: $(head -c 300 "$tmp/flat.out")"
+	[ "$got" = "11 0 0 1 x9999" ] ||
+		fail "suggest: windows by siblings' state (deepest partly free unknown): $got, want 11 0 0 1 x9999"
+	awk -v c="$cpu" 'BEGIN { exit !(c < 2) }' ||
+		fail "suggest: $cpu s of CPU (user + sys) for 10,000 siblings, want under 2 s"
+	note "suggest: one parent of 10,000 children x 12 intervals: ${cpu}s CPU (< 2s), 9,999 groups with 11 windows beside their siblings' lowest depth"
+	rm -f "$tmp/flat.json" "$tmp/flat.out"
+}
 command -v jq >/dev/null || skip "no jq"
 run short 5 2
 run long 60 5
+suggest
 
 # A line over the cap: said with its file and line number, exit 3 (bad
 # input), and the reader's buffer stops there (the address space limit is
