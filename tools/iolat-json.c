@@ -742,6 +742,7 @@ enum {
 	R_WINDOWS, R_WINDOWS_MISSED, R_IOPS, R_READ_MBPS, R_WRITE_MBPS, R_DEPTH,
 	R_STATE, R_USE_DELAY, R_CHARGED_MS, R_PAID_MS, R_IOSTAT_DEBUG,
 	R_SCALE_SKIPS, R_CHILDREN, R_BIO_BASED, R_BELOW, R_THROTTLED_PER_S,
+	R_SAMPLE,
 	/* window */
 	W_MET, W_WIN_MET, W_SAMPLES, W_STAT, W_MISSED, W_MEAN_US, W_ACTION,
 	W_ACTION_NAME,
@@ -752,6 +753,8 @@ enum {
 	/* children */
 	C_COOKIE, C_CULPRIT, C_CULPRIT_ID, C_SCALE_DOWNS, C_SCALE_UPS,
 	C_TIMER_UPS, C_FORGOTTEN, C_RESETS,
+	/* sample */
+	M_ACC_SAMPLES, M_ACC_MISSED, M_ACC_MEAN_US,
 	ROW_KEYS,
 };
 
@@ -760,17 +763,21 @@ static const char *const row_keys[ROW_KEYS] = {
 	"windows", "windows_missed", "iops", "read_mbps", "write_mbps", "depth",
 	"state", "use_delay", "delay_charged_ms", "delay_paid_ms", "iostat_debug",
 	"scale_skips", "children", "bio_based", "below", "throttled_bios_per_s",
+	"sample",
 	"met", "win_met", "samples", "stat", "missed", "mean_us", "action",
 	"action_name",
 	"total", "missed", "avg_lat_us",
 	"raced", "protected", "few_ios",
 	"cookie", "culprit", "culprit_id", "scale_downs", "scale_ups",
 	"timer_ups", "culprits_forgotten", "resets",
+	"acc_samples", "acc_missed", "acc_mean_us",
 };
 
 /* The objects of a row, and their keys' span of the enum. */
-enum { OBJ_ROW, OBJ_WINDOW, OBJ_DEBUG, OBJ_SKIPS, OBJ_CHILDREN, OBJ_NR };
-static const int obj_keys[OBJ_NR + 1] = { R_DEVICE, W_MET, D_TOTAL, S_RACED, C_COOKIE, ROW_KEYS };
+enum { OBJ_ROW, OBJ_WINDOW, OBJ_DEBUG, OBJ_SKIPS, OBJ_CHILDREN, OBJ_SAMPLE, OBJ_NR };
+static const int obj_keys[OBJ_NR + 1] = {
+	R_DEVICE, W_MET, D_TOTAL, S_RACED, C_COOKIE, M_ACC_SAMPLES, ROW_KEYS,
+};
 
 #define KEY_SLOTS 128
 
@@ -915,6 +922,15 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 			r.io_total = u64_v(k[D_TOTAL]);
 			r.has_avg_lat = k[D_AVG_LAT_US] && k[D_AVG_LAT_US]->type == IJ_NUM;
 			r.avg_lat_us = u64_v(k[D_AVG_LAT_US]);
+		}
+		/* the state reader's: its accumulated window */
+		if (k[R_SAMPLE] && k[R_SAMPLE]->type == IJ_OBJ) {
+			row_fields(k[R_SAMPLE], OBJ_SAMPLE, k);
+			r.has_sample = true;
+			r.acc_samples = u64_v(k[M_ACC_SAMPLES]);
+			r.acc_missed = u64_v(k[M_ACC_MISSED]);
+			r.has_acc_mean = k[M_ACC_MEAN_US] && k[M_ACC_MEAN_US]->type == IJ_NUM;
+			r.acc_mean_us = u64_v(k[M_ACC_MEAN_US]);
 		}
 		row_fields(k[R_SCALE_SKIPS], OBJ_SKIPS, k);
 		r.skips[WHY_SKIP_RACED] = u64_v(k[S_RACED]);

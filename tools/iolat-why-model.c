@@ -504,7 +504,11 @@ int why_model_event(struct why_model *m, const struct why_event *e)
  * window (blk-iolatency.c latency_sum_ok(): non-rotational, missed at
  * max(total / 10, 1) bios over target; rotational, a mean over target),
  * from the window in progress (non-rotational) or the running average
- * (rotational).  No action: the rules that need one are not run on it.
+ * (rotational).  Without them, the state reader's accumulated window
+ * (cur_stat: the windows since the parent last scaled, what the kernel
+ * judges the group by), once for each value it takes: a sample that
+ * finds it as the last one did saw no new window.  No action: the rules
+ * that need one are not run on it.
  */
 static int iostat_sample(struct why_cg *c, const struct why_row *r)
 {
@@ -512,7 +516,25 @@ static int iostat_sample(struct why_cg *c, const struct why_row *r)
 
 	if (!c->target_us)
 		return 0;
-	if (r->has_io_missed && r->io_total) {
+	if (!r->has_iostat_debug && r->has_sample) {
+		bool same = r->acc_samples == c->acc_samples && r->acc_missed == c->acc_missed &&
+			    r->acc_mean_us == c->acc_mean_us;
+
+		c->acc_samples = r->acc_samples;
+		c->acc_missed = r->acc_missed;
+		c->acc_mean_us = r->acc_mean_us;
+		if (same || !r->acc_samples || (r->rotational && !r->has_acc_mean))
+			return 0;
+		w.samples = r->acc_samples;
+		if (r->rotational) {
+			w.mean_us = r->acc_mean_us;
+			w.verdict_missed = r->acc_mean_us > c->target_us;
+		} else {
+			w.ssd = 1;
+			w.missed = r->acc_missed;
+			w.verdict_missed = r->acc_missed >= (r->acc_samples / 10 ?: 1);
+		}
+	} else if (r->has_io_missed && r->io_total) {
 		__u64 thresh = r->io_total / 10 ?: 1;
 
 		w.ssd = 1;
@@ -571,6 +593,7 @@ int why_model_row(struct why_model *m, const struct why_row *r)
 		m->iostat_rows++;
 		m->iostat_debug_rows += r->has_iostat_debug;
 		m->iostat_depth_rows += r->depth_known;
+		m->iostat_sample_rows += r->has_sample;
 		if (iostat_sample(c, r))
 			return -ENOMEM;
 	}

@@ -119,11 +119,15 @@ struct why_row {
 	 * blkcg_debug_stats was on (has_iostat_debug) - the window in
 	 * progress's missed and total (non-rotational) or the running
 	 * average avg_lat (rotational).  Its depth and use_delay come from
-	 * those keys or from the state reader's sample, which has no window.
+	 * those keys or from the state reader's sample (has_sample), which
+	 * has no window but the group's accumulated one: the windows since
+	 * its parent last scaled (acc_samples, acc_missed, acc_mean_us).
 	 */
 	bool iostat_mode;
 	bool has_iostat_debug, has_io_missed, has_avg_lat;
 	__u64 io_missed, io_total, avg_lat_us;
+	bool has_sample, has_acc_mean;
+	__u64 acc_samples, acc_missed, acc_mean_us;
 	/* The names last, as in struct why_event (48 KiB of a row). */
 	char device[WHY_DEV_LEN];
 	char cgroup[WHY_NAME_LEN];
@@ -204,6 +208,8 @@ struct why_cg {
 	/* windows: iolat-snoop's, iolat-top's samples and counters */
 	struct why_wlog ws, wt;
 	__u64 top_windows, top_missed;
+	/* the state reader's last accumulated window: a new one only if it moved */
+	__u64 acc_samples, acc_missed, acc_mean_us;
 	/* depth and use_delay */
 	struct why_depth *dv;
 	size_t dn, dcap;
@@ -267,6 +273,8 @@ struct why_model {
 	 * the rules can check without events.
 	 */
 	size_t iostat_rows, iostat_debug_rows, iostat_depth_rows;
+	/* and with the state reader's sample: its accumulated windows */
+	size_t iostat_sample_rows;
 	/*
 	 * Without the events: which tool ran on the controller's functions
 	 * (iolat-snoop's "mode" record, iolat-top's "functions"), and whether

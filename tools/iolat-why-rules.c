@@ -379,8 +379,10 @@ static int rule_unreachable(struct why_model *m, struct why_cg *c,
 		  "%llu of %llu windows, and still %llu of %llu%s once its siblings were "
 		  "at depth 1, so throttling them buys it nothing",
 		  c->name, c->target_us, c->device, missed, n, after_missed, after,
-		  l == &c->ws ? "" : m->iostat_rows ? " in io.stat's windows in progress "
-		  "(iolat-top without the events)" : " seen by iolat-top");
+		  l == &c->ws ? "" : m->iostat_debug_rows ? " in io.stat's windows in progress "
+		  "(iolat-top without the events)" : m->iostat_sample_rows ? " in the state "
+		  "reader's samples of its accumulated windows (iolat-top without the events)" :
+		  " seen by iolat-top");
 	if (med >= 0 && ssd)
 		sb_printf(&t.evidence, "median %.0f%% of its bios over %lluus in a missed window "
 			  "(a window misses at 10%%)", med, c->target_us);
@@ -1314,10 +1316,10 @@ unsigned int why_rules_unchecked(const struct why_model *m)
 	       BIT(WHY_SLOW_RECOVERY) | BIT(WHY_COOKIE_FLOOR) | BIT(WHY_TIGHTER_OWNS) |
 	       BIT(WHY_GHOST_CULPRIT) | BIT(WHY_EQUAL_TARGETS);
 	/*
-	 * io.stat's debug keys stand in for windows and depths; the state
-	 * reader's sample has depths, but no window
+	 * io.stat's debug keys stand in for windows and depths, and so do
+	 * the state reader's samples (its accumulated window, its depth)
 	 */
-	if (!m->iostat_debug_rows)
+	if (!m->iostat_debug_rows && !m->iostat_sample_rows)
 		bits |= BIT(WHY_UNREACHABLE) | BIT(WHY_NOTHING_TO_THROTTLE);
 	/* blkcg_add_delay's charges, and use_delay (either's): no_charge's inputs */
 	if (m->fn_charges && m->iostat_depth_rows)

@@ -253,11 +253,17 @@ fallback_fn=${events_only/no_charge_without_target /}
 fallback swap no_charge_without_target "$fallback_fn"
 fallback swap-nofn "" "$events_only"
 # The state reader's sample, debug stats off: depths and use_delay known,
-# so no depth_unknown, but no window: unreachable_target and
-# nothing_to_throttle stay unchecked; with the charges,
-# no_charge_without_target is checked, and found.
-fallback state "" "$events_only unreachable_target nothing_to_throttle"
-fallback swap-state no_charge_without_target "$fallback_fn unreachable_target nothing_to_throttle"
+# so no depth_unknown, and each group's accumulated windows (acc_samples,
+# acc_missed) stand for its windows: unreachable_target and
+# nothing_to_throttle are checked, and the first found for tight; with
+# the charges, no_charge_without_target is checked, and found.
+fallback state unreachable_target "$events_only"
+expect_text_in_state() {
+	"$W" --top "$D/fallback-state.top.json" 2>&1 | tr '\n' ' ' | tr -s ' ' >"$tmp/out"
+	grep -q "$1" "$tmp/out" || fail "fallback-state: no '$1' in: $(cat "$tmp/out")"
+}
+expect_text_in_state "still 18 of 18 in the state reader's samples of its accumulated windows"
+fallback swap-state no_charge_without_target "$fallback_fn"
 # The charges from iolat-snoop's records instead (charge in its "logs").
 fallback swap-snoop no_charge_without_target "$fallback_fn" \
 	--snoop "$D/fallback-swap.snoop.json" --top "$D/fallback-swap-nofn.top.json"

@@ -146,7 +146,8 @@ swap fallback-swap-nofn.top.json "$INLINED"
 
 # state: the unreachable workload, debug stats off, with the state
 # reader: loose at depth 1 and delayed, tight throttling its siblings
-# (the parent names it), the cookie at 999984; no window, no count.
+# (the parent names it), the cookie at 999984; no window, no count, but
+# tight's accumulated windows, missing, a new sample each second.
 STATE=1 FUNCS=$INLINED DZ=null
 out=fallback-state.top.json
 : >"$out"
@@ -156,7 +157,7 @@ for s in $(seq 1 20); do
 	report "$s" false \
 		"$(srow 1000000 "$(sample 0 0.000 0 0)" "$(children 999984 /iolat-p/tight 301)" \
 			/iolat-p 300 null $((620 + s)) '"max"' ok 0 null null null)" \
-		"$(srow 999984 "$(sample 16 0.000 18 17)" "" \
+		"$(srow 999984 "$(sample 16 0.000 $((18 + s % 4)) $((17 + s % 4)))" "" \
 			/iolat-p/tight 301 1000 $((20 + s % 3)) '"max"' throttling 0 61.20 58.90 null)" \
 		"$(srow 999984 "$(sample 1 "$dl" 0 0)" "" \
 			/iolat-p/loose 302 null $((600 - 5 * (s < 10 ? s : 10))) "$d" "$st" "$ud" 4.10 0.00 null)" >>"$out"
