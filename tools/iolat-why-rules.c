@@ -335,7 +335,7 @@ static void remove_target_advice(struct finding_text *t, const struct why_cg *c)
 }
 
 static bool tighter_owned(struct why_model *m, const struct why_cg *c, __u64 *owned,
-			  __u64 *tighter, __u64 *missed);
+			  __u64 *tighter, __u64 *sampled, __u64 *missed);
 
 static int rule_unreachable(struct why_model *m, struct why_cg *c,
 			    struct why_findings *out)
@@ -343,7 +343,7 @@ static int rule_unreachable(struct why_model *m, struct why_cg *c,
 	const struct why_wlog *l = wins(c);
 	struct finding_text t = {};
 	double first1 = 0, med;
-	__u64 n, missed, after = 0, after_missed = 0, owned, tighter, owner_missed;
+	__u64 n, missed, after = 0, after_missed = 0, owned, tighter, sampled, owner_missed;
 	bool ssd = false;
 	size_t i;
 
@@ -372,7 +372,7 @@ static int rule_unreachable(struct why_model *m, struct why_cg *c,
 	 * throttling holding this group too: its own target may well be in
 	 * reach (tighter_sibling_owns_scaling says so).
 	 */
-	if (tighter_owned(m, c, &owned, &tighter, &owner_missed))
+	if (tighter_owned(m, c, &owned, &tighter, &sampled, &owner_missed))
 		return 0;
 	med = missed_median(l, &ssd);
 	sb_printf(&t.summary, "%s's target %lluus is out of reach on %s: it missed "
@@ -1026,31 +1026,35 @@ static __u64 culprit_target_at(struct why_model *m, const struct why_cg *p, doub
  * Of @c's missed windows, those another owned: a miss is another's when a
  * tighter sibling owns the scaling, the action saying "tighter", or
  * "hold" because that sibling's own scale events keep the parent busy
- * (every 500ms, as one out of reach does).  True when they are enough to
- * say so: then @c's misses are that sibling's scaling holding @c too.
+ * (every 500ms, as one out of reach does); a sampled window (io.stat's,
+ * the state reader's: no action) when the culprit its parent's sample
+ * named then had the tighter target.  True when they are enough to say
+ * so: then @c's misses are that sibling's scaling holding @c too.
  */
 static bool tighter_owned(struct why_model *m, const struct why_cg *c, __u64 *owned,
-			  __u64 *tighter, __u64 *missed)
+			  __u64 *tighter, __u64 *sampled, __u64 *missed)
 {
 	const struct why_wlog *l = wins(c);
 	const struct why_cg *p = c->parent;
 	size_t i;
 
-	*owned = *tighter = *missed = 0;
+	*owned = *tighter = *sampled = *missed = 0;
 	for (i = 0; i < l->n; i++) {
 		const struct why_win *w = &l->v[i];
+		bool no_action = w->action == WHY_ACT_OK;	/* missed: a sample's */
 		__u64 lat = w->scale_lat_us;
 
 		if (!w->verdict_missed || w->action == WHY_ACT_DOWN)
 			continue;
-		if (!lat && p && w->action == WHY_ACT_HOLD)
+		if (!lat && p && (w->action == WHY_ACT_HOLD || no_action))
 			lat = culprit_target_at(m, p, w->t);
-		if (w->action == WHY_ACT_HOLD && lat == c->target_us)
+		if ((w->action == WHY_ACT_HOLD || no_action) && lat == c->target_us)
 			continue;	/* held while it owned the scaling itself */
 		(*missed)++;
 		*tighter += w->action == WHY_ACT_TIGHTER;
+		*sampled += no_action && lat && lat < c->target_us;
 		*owned += w->action == WHY_ACT_TIGHTER ||
-			  (w->action == WHY_ACT_HOLD && lat && lat < c->target_us);
+			  ((w->action == WHY_ACT_HOLD || no_action) && lat && lat < c->target_us);
 	}
 	/* iolat-top shows one window an interval: fewer are enough there. */
 	return c->target_us && *owned >= (l == &c->ws ? TIGHTER_MIN : TIGHTER_MIN_TOP) &&
@@ -1062,10 +1066,10 @@ static int rule_tighter(struct why_model *m, struct why_cg *c, struct why_findin
 	const struct why_wlog *l = wins(c);
 	const struct why_cg *owner = NULL;
 	struct finding_text t = {};
-	__u64 owned, tighter, missed;
+	__u64 owned, tighter, sampled, missed;
 	size_t i;
 
-	if (!tighter_owned(m, c, &owned, &tighter, &missed))
+	if (!tighter_owned(m, c, &owned, &tighter, &sampled, &missed))
 		return 0;
 	for (i = 0; i < nsib(c); i++)
 		if (same_parent(c, sib(c, i)) && sib(c, i)->target_us &&
@@ -1075,9 +1079,14 @@ static int rule_tighter(struct why_model *m, struct why_cg *c, struct why_findin
 	sb_printf(&t.summary, "%s's misses on %s do nothing: in %llu of its %llu missed "
 		  "windows%s a sibling with a tighter target owned the scaling", c->name,
 		  c->device, owned, missed, l == &c->ws ? "" : " seen by iolat-top");
-	sb_printf(&t.evidence, "its target %lluus; %llu of those windows \"tighter\", %llu "
-		  "\"hold\" while the tighter sibling's scale events came every 500ms",
-		  c->target_us, tighter, owned - tighter);
+	if (sampled)
+		sb_printf(&t.evidence, "its target %lluus; in %llu of those windows (samples, "
+			  "without the events) the parent's culprit had a tighter target",
+			  c->target_us, sampled);
+	else
+		sb_printf(&t.evidence, "its target %lluus; %llu of those windows \"tighter\", "
+			  "%llu \"hold\" while the tighter sibling's scale events came every "
+			  "500ms", c->target_us, tighter, owned - tighter);
 	if (owner) {
 		sb_printf(&t.evidence, "; %s's target %lluus", owner->name, owner->target_us);
 		add_other(&t, owner->name);
@@ -1321,6 +1330,9 @@ unsigned int why_rules_unchecked(const struct why_model *m)
 	 */
 	if (!m->iostat_debug_rows && !m->iostat_sample_rows)
 		bits |= BIT(WHY_UNREACHABLE) | BIT(WHY_NOTHING_TO_THROTTLE);
+	/* the state reader's samples name each parent's culprit, and its target */
+	if (m->iostat_sample_rows)
+		bits &= ~BIT(WHY_TIGHTER_OWNS);
 	/* blkcg_add_delay's charges, and use_delay (either's): no_charge's inputs */
 	if (m->fn_charges && m->iostat_depth_rows)
 		bits &= ~BIT(WHY_NO_CHARGE);

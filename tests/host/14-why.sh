@@ -257,13 +257,21 @@ fallback swap-nofn "" "$events_only"
 # acc_missed) stand for its windows: unreachable_target and
 # nothing_to_throttle are checked, and the first found for tight; with
 # the charges, no_charge_without_target is checked, and found.
-fallback state unreachable_target "$events_only"
 expect_text_in_state() {
 	"$W" --top "$D/fallback-state.top.json" 2>&1 | tr '\n' ' ' | tr -s ' ' >"$tmp/out"
 	grep -q "$1" "$tmp/out" || fail "fallback-state: no '$1' in: $(cat "$tmp/out")"
 }
 expect_text_in_state "still 18 of 18 in the state reader's samples of its accumulated windows"
-fallback swap-state no_charge_without_target "$fallback_fn"
+# The culprit each sample names: mid's misses while the parent's culprit
+# had the tighter target are that culprit's, not mid's target out of
+# reach (tighter_sibling_owns_scaling is checked with the samples).
+events_only_state=${events_only/tighter_sibling_owns_scaling /}
+fallback swap-state no_charge_without_target "${fallback_fn/tighter_sibling_owns_scaling /}"
+fallback state-owned "tighter_sibling_owns_scaling unreachable_target" "$events_only_state"
+grep -q '"rule":"unreachable_target","device":"iolat0","cgroup":"/iolat-o/tight"' "$tmp/json" &&
+	grep -q '"rule":"tighter_sibling_owns_scaling","device":"iolat0","cgroup":"/iolat-o/mid"' "$tmp/json" ||
+	fail "fallback-state-owned: want tight out of reach, mid owned: $(grep -o '"rule":"[a-z_]*","device":"[^"]*","cgroup":"[^"]*"' "$tmp/json")"
+fallback state unreachable_target "$events_only_state"
 # The charges from iolat-snoop's records instead (charge in its "logs").
 fallback swap-snoop no_charge_without_target "$fallback_fn" \
 	--snoop "$D/fallback-swap.snoop.json" --top "$D/fallback-swap-nofn.top.json"

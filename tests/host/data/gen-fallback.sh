@@ -58,9 +58,9 @@ sample() { # INFLIGHT DELAY_MS ACC_SAMPLES ACC_MISSED: the state reader's, non-r
 }
 # children COOKIE CULPRIT ID: a parent's, from the state reader's sample
 # (its counts null: a sample counts nothing)
-children() {
-	printf '{"cookie":%s,"culprit":"%s","culprit_id":%s,"scale_lat_us":1000,"culprit_status":"named","scale_downs":null,"scale_ups":null,"timer_ups":null,"culprits_forgotten":null,"resets":null,"last_scale":null,"last_scale_by":null}' \
-		"$1" "$2" "$3"
+children() {	# COOKIE CULPRIT ID [SCALE_LAT_US]
+	printf '{"cookie":%s,"culprit":"%s","culprit_id":%s,"scale_lat_us":%s,"culprit_status":"named","scale_downs":null,"scale_ups":null,"timer_ups":null,"culprits_forgotten":null,"resets":null,"last_scale":null,"last_scale_by":null}' \
+		"$1" "$2" "$3" "${4:-1000}"
 }
 # srow COOKIE SAMPLE CHILDREN ROW-ARGS...: row() with the state reader's
 # cookie and sample, and a parent's children ("": none)
@@ -161,6 +161,27 @@ for s in $(seq 1 20); do
 			/iolat-p/tight 301 1000 $((20 + s % 3)) '"max"' throttling 0 61.20 58.90 null)" \
 		"$(srow 999984 "$(sample 1 "$dl" 0 0)" "" \
 			/iolat-p/loose 302 null $((600 - 5 * (s < 10 ? s : 10))) "$d" "$st" "$ud" 4.10 0.00 null)" >>"$out"
+done
+
+# state-owned: debug stats off, the state reader: tight (500us) out of
+# reach and its parent's culprit, mid (5000us) missing too behind it,
+# bulk (no target) held at depth 1 from the 3rd second.  Mid's misses are
+# tight's scaling holding it (the culprit a sample names has the tighter
+# target), not mid's own target out of reach.
+STATE=1 FUNCS=$INLINED DZ=null
+out=fallback-state-owned.top.json
+: >"$out"
+for s in $(seq 1 20); do
+	case $s in 1) d=4 ;; 2) d=2 ;; *) d=1 ;; esac
+	report "$s" false \
+		"$(srow 1000000 "$(sample 0 0.000 0 0)" "$(children 999984 /iolat-o/tight 401 500)" \
+			/iolat-o 400 null $((620 + s)) '"max"' ok 0 null null null)" \
+		"$(srow 999984 "$(sample 8 0.000 $((18 + s % 4)) $((17 + s % 4)))" "" \
+			/iolat-o/tight 401 500 $((20 + s % 3)) '"max"' throttling 0 61.20 58.90 null)" \
+		"$(srow 999984 "$(sample 4 0.000 $((30 + s % 5)) $((12 + s % 5)))" "" \
+			/iolat-o/mid 402 5000 $((120 + s % 3)) '"max"' ok 0 20.00 5.00 null)" \
+		"$(srow 999984 "$(sample 1 0.000 0 0)" "" \
+			/iolat-o/bulk 403 null $((600 - 5 * (s < 10 ? s : 10))) "$d" throttled 0 4.10 0.00 null)" >>"$out"
 done
 
 # swap-state: the swap, debug stats off, the functions attached and the
