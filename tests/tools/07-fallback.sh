@@ -258,12 +258,17 @@ jqe '(.unchecked | index("unreachable_target")) and (.unchecked | index("flappin
 	([.findings[].rule] - ["depth_unknown", "target_not_as_meant"] | length == 0)' </tmp/fb-why.json >/dev/null ||
 	fail "iolat-why on the debug-off recording: $(cat /tmp/fb-why.json)"
 note "iolat-why, debug off: unchecked $(jq -c .unchecked /tmp/fb-why.json), found $(jq -c '[.findings[].rule]' /tmp/fb-why.json)"
-# On the state's recording: depths known, so no depth_unknown; still no
-# window (io.stat's debug keys are off), so unreachable_target unchecked.
+# On the state's recording: depths known, so no depth_unknown; the
+# groups' accumulated windows and the culprit sampled (io.stat's debug
+# keys off), so unreachable_target, nothing_to_throttle and
+# tighter_sibling_owns_scaling checked; flapping still needs the events.
 "$TOOLS/iolat-why" -j --top /tmp/fb-state.json >/tmp/fb-why-state.json
-jqe '(.unchecked | index("unreachable_target")) and
+jqe '(.unchecked | index("unreachable_target") | not) and
+	(.unchecked | index("nothing_to_throttle") | not) and
+	(.unchecked | index("tighter_sibling_owns_scaling") | not) and (.unchecked | index("flapping")) and
 	([.findings[].rule] | index("depth_unknown") | not)' </tmp/fb-why-state.json >/dev/null ||
 	fail "iolat-why on the state's debug-off recording: $(cat /tmp/fb-why-state.json)"
+note "iolat-why, debug off, the state: unchecked $(jq -c .unchecked /tmp/fb-why-state.json), found $(jq -c '[.findings[].rule]' /tmp/fb-why-state.json)"
 
 # ---- blkcg_debug_stats on: depth, use_delay, io.stat's window ----
 debug_stats 1
