@@ -4,6 +4,7 @@
  * iolat-why-suggest.h).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,23 +12,35 @@
 #include "iolat-why-suggest.h"
 
 /*
- * @s's depth just before @t: WHY_DEPTH_MAX, a number, or 0 when not known
- * then.  Before, not at: a window's own scale-down changes the siblings'
- * depths after it closed.
+ * How many of @n records of @size bytes, in time order, each with its
+ * time (a double) at @t_off, came before @t: those before it, not at it.
  */
-static __u32 depth_at(const struct why_cg *s, double t)
+static size_t count_before(const void *v, size_t n, size_t size, size_t t_off, double t)
 {
-	size_t lo = 0, hi = s->dn, mid;
+	size_t lo = 0, hi = n, mid;
+	double tm;
 
-	/* the depths are in time order (why_model_finish()): the last before @t */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (s->dv[mid].t < t)
+		memcpy(&tm, (const char *)v + mid * size + t_off, sizeof(tm));
+		if (tm < t)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo ? s->dv[lo - 1].depth : 0;
+	return lo;
+}
+
+/*
+ * @s's depth just before @t: WHY_DEPTH_MAX, a number, or 0 when not known
+ * then.  Before, not at: a window's own scale-down changes the siblings'
+ * depths after it closed.  The depths are in time order (why_model_finish()).
+ */
+static __u32 depth_at(const struct why_cg *s, double t)
+{
+	size_t k = count_before(s->dv, s->dn, sizeof(*s->dv), offsetof(struct why_depth, t), t);
+
+	return k ? s->dv[k - 1].depth : 0;
 }
 
 /*
@@ -125,16 +138,9 @@ static int timeline_build(struct sib_timeline *tl, const struct why_cg *p, const
 /* The counts just before @t: after the changes before it, not at it. */
 static struct sib_count timeline_at(const struct sib_timeline *tl, double t)
 {
-	size_t lo = 0, hi = tl->n, mid;
+	size_t k = count_before(tl->v, tl->n, sizeof(*tl->v), offsetof(struct sib_change, t), t);
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (tl->v[mid].t < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? tl->v[lo - 1].n : tl->start;
+	return k ? tl->v[k - 1].n : tl->start;
 }
 
 /*
