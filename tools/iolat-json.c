@@ -752,7 +752,7 @@ enum {
 	S_RACED, S_PROTECTED, S_FEW_IOS,
 	/* children */
 	C_COOKIE, C_CULPRIT, C_CULPRIT_ID, C_SCALE_DOWNS, C_SCALE_UPS,
-	C_TIMER_UPS, C_FORGOTTEN, C_RESETS,
+	C_TIMER_UPS, C_FORGOTTEN, C_RESETS, C_CULPRIT_STATUS,
 	/* sample */
 	M_ACC_SAMPLES, M_ACC_MISSED, M_ACC_MEAN_US,
 	ROW_KEYS,
@@ -769,7 +769,7 @@ static const char *const row_keys[ROW_KEYS] = {
 	"total", "missed", "avg_lat_us",
 	"raced", "protected", "few_ios",
 	"cookie", "culprit", "culprit_id", "scale_downs", "scale_ups",
-	"timer_ups", "culprits_forgotten", "resets",
+	"timer_ups", "culprits_forgotten", "resets", "culprit_status",
 	"acc_samples", "acc_missed", "acc_mean_us",
 };
 
@@ -948,6 +948,7 @@ static int feed_top(struct why_model *m, const struct ij_value *o,
 			r.timer_ups = u64_v(k[C_TIMER_UPS]);
 			r.forgotten = u64_v(k[C_FORGOTTEN]);
 			r.resets = u64_v(k[C_RESETS]);
+			r.culprit_gone = !strcmp(str_v(k[C_CULPRIT_STATUS]) ?: "", "gone");
 		}
 		if (why_model_row(m, &r))
 			goto oom;

@@ -635,11 +635,12 @@ int why_model_row(struct why_model *m, const struct why_row *r)
 	if (r->has_children) {
 		struct why_scale s = { .t = r->time, .culprit_id = r->culprit_id,
 			.old = r->child_cookie, .new = r->child_cookie,
-			.type = WHY_EV_NR, .named = r->culprit[0] != '\0' };
+			.type = WHY_EV_NR, .named = r->culprit[0] != '\0',
+			.gone = r->culprit_gone && !r->culprit_id };
 		bool moved = r->scale_downs > c->top_downs || r->scale_ups > c->top_ups;
 
 		/* Kept when it says something: a move, or a low cookie. */
-		if (moved || r->child_cookie < WHY_DEFAULT_COOKIE || r->culprit_id) {
+		if (moved || r->child_cookie < WHY_DEFAULT_COOKIE || r->culprit_id || s.gone) {
 			/* counters since iolat-top started; smaller: restarted */
 			s.downs = r->scale_downs - (r->scale_downs >= c->top_downs ? c->top_downs : 0);
 			s.ups = r->scale_ups - (r->scale_ups >= c->top_ups ? c->top_ups : 0);

@@ -126,6 +126,7 @@ struct why_row {
 	bool iostat_mode;
 	bool has_iostat_debug, has_io_missed, has_avg_lat;
 	__u64 io_missed, io_total, avg_lat_us;
+	bool culprit_gone;		/* has_children: culprit_status "gone" */
 	bool has_sample, has_acc_mean;
 	__u64 acc_samples, acc_missed, acc_mean_us;
 	/* The names last, as in struct why_event (48 KiB of a row). */
@@ -162,6 +163,7 @@ struct why_scale {
 	__u8 type;		/* enum why_ev_type, or WHY_EV_NR for a top row */
 	__u8 by;
 	bool named;		/* the culprit's path was known */
+	bool gone;		/* a top row: the culprit is no live child, its id unknown */
 };
 
 struct why_depth {		/* a depth change (or a row's depth) */

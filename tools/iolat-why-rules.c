@@ -1178,6 +1178,7 @@ static int rule_ghost(struct why_model *m, struct why_cg *p, struct why_findings
 	__u64 id = 0, after = 0;
 	double first = 0, last = 0, gone_t = 0;
 	const struct why_cg *g = NULL;
+	bool found = false;
 	size_t i;
 
 	for (i = 0; i < p->sn; i++) {
@@ -1186,7 +1187,8 @@ static int rule_ghost(struct why_model *m, struct why_cg *p, struct why_findings
 		double since;
 		bool ghost;
 
-		if (!s->culprit_id || (s->type != WHY_EV_COOKIE && s->type != WHY_EV_NR))
+		if ((!s->culprit_id && !s->gone) ||
+		    (s->type != WHY_EV_COOKIE && s->type != WHY_EV_NR))
 			continue;
 		if (c && c->gone) {
 			since = s->t - c->gone_t;
@@ -1194,13 +1196,18 @@ static int rule_ghost(struct why_model *m, struct why_cg *p, struct why_findings
 			ghost = since > 0 && ((s->type == WHY_EV_COOKIE && s->new < s->old) ||
 					      since >= GHOST_GRACE_S);
 		} else {
-			/* iolat-top names a culprit it cannot find in the tree */
-			ghost = s->type == WHY_EV_NR && !s->named && s->new < WHY_DEFAULT_COOKIE;
+			/*
+			 * iolat-top names a culprit it cannot find in the tree,
+			 * or the state reader's sample one that is no live child
+			 */
+			ghost = s->type == WHY_EV_NR && (!s->named || s->gone) &&
+				s->new < WHY_DEFAULT_COOKIE;
 			since = 0;
 		}
 		if (!ghost)
 			continue;
-		if (!id) {
+		if (!found) {
+			found = true;
 			id = s->culprit_id;
 			g = c;
 			gone_t = c && c->gone ? c->gone_t : s->t;
@@ -1211,8 +1218,17 @@ static int rule_ghost(struct why_model *m, struct why_cg *p, struct why_findings
 			last = s->t;
 		}
 	}
-	if (!id || (!(g && g->gone) && last - first < GHOST_GRACE_S))
+	if (!found || (!(g && g->gone) && last - first < GHOST_GRACE_S))
 		return 0;
+	if (!id) {
+		sb_printf(&t.summary, "%s's children on %s are scaled for a culprit that is gone: "
+			  "a group that is no live child of it any more (the state reader's samples "
+			  "have its address, not its id)", p->name, p->device);
+		sb_printf(&t.evidence, "%llu sample%s over %.1fs with the children's cookie below "
+			  "%u (first %.1fs into the recording)", after, after == 1 ? "" : "s",
+			  last - first, WHY_DEFAULT_COOKIE, first - m->first);
+		goto advice;
+	}
 	sb_printf(&t.summary, "%s's children on %s are scaled for a culprit that is gone: %s "
 		  "(cgroup id %llu)", p->name, p->device, g ? g->name : "an unknown cgroup", id);
 	sb_printf(&t.evidence, "%llu scale event%s or interval%s naming it, from %.1fs to "
@@ -1221,6 +1237,7 @@ static int rule_ghost(struct why_model *m, struct why_cg *p, struct why_findings
 		  gone_t - m->first);
 	if (g)
 		add_other(&t, g->name);
+advice:
 	sb_printf(&t.advice, "the kernel should forget a culprit when it goes offline "
 		  "(scale_reset by=offline; fixes 0005 and 0007 of the series): check that "
 		  "the kernel has them.  Until then, writing any child's io.latency target "
@@ -1330,9 +1347,12 @@ unsigned int why_rules_unchecked(const struct why_model *m)
 	 */
 	if (!m->iostat_debug_rows && !m->iostat_sample_rows)
 		bits |= BIT(WHY_UNREACHABLE) | BIT(WHY_NOTHING_TO_THROTTLE);
-	/* the state reader's samples name each parent's culprit, and its target */
+	/*
+	 * the state reader's samples name each parent's culprit, and its
+	 * target, or say it is no live child
+	 */
 	if (m->iostat_sample_rows)
-		bits &= ~BIT(WHY_TIGHTER_OWNS);
+		bits &= ~(BIT(WHY_TIGHTER_OWNS) | BIT(WHY_GHOST_CULPRIT));
 	/* blkcg_add_delay's charges, and use_delay (either's): no_charge's inputs */
 	if (m->fn_charges && m->iostat_depth_rows)
 		bits &= ~BIT(WHY_NO_CHARGE);

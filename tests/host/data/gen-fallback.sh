@@ -62,6 +62,12 @@ children() {	# COOKIE CULPRIT ID [SCALE_LAT_US]
 	printf '{"cookie":%s,"culprit":"%s","culprit_id":%s,"scale_lat_us":%s,"culprit_status":"named","scale_downs":null,"scale_ups":null,"timer_ups":null,"culprits_forgotten":null,"resets":null,"last_scale":null,"last_scale_by":null}' \
 		"$1" "$2" "$3" "${4:-1000}"
 }
+# children_gone COOKIE: a parent's whose culprit is no live child (the
+# state reader has its address, not its id)
+children_gone() {
+	printf '{"cookie":%s,"culprit":null,"culprit_id":null,"scale_lat_us":1000,"culprit_status":"gone","scale_downs":null,"scale_ups":null,"timer_ups":null,"culprits_forgotten":null,"resets":null,"last_scale":null,"last_scale_by":null}' \
+		"$1"
+}
 # srow COOKIE SAMPLE CHILDREN ROW-ARGS...: row() with the state reader's
 # cookie and sample, and a parent's children ("": none)
 srow() {
@@ -182,6 +188,21 @@ for s in $(seq 1 20); do
 			/iolat-o/mid 402 5000 $((120 + s % 3)) '"max"' ok 0 20.00 5.00 null)" \
 		"$(srow 999984 "$(sample 1 0.000 0 0)" "" \
 			/iolat-o/bulk 403 null $((600 - 5 * (s < 10 ? s : 10))) "$d" throttled 0 4.10 0.00 null)" >>"$out"
+done
+
+# state-ghost: the state reader, debug stats off: the parent's culprit
+# is a group that is no live child (removed, and never forgotten: the
+# race fixes/0005 closes), its children's cookie held at 999968 for 20 s,
+# loose at depth 2 and meeting nothing of its own.
+STATE=1 FUNCS=$INLINED DZ=null
+out=fallback-state-ghost.top.json
+: >"$out"
+for s in $(seq 1 20); do
+	report "$s" false \
+		"$(srow 1000000 "$(sample 0 0.000 0 0)" "$(children_gone 999968)" \
+			/iolat-g 500 null $((300 + s)) '"max"' ok 0 null null null)" \
+		"$(srow 999968 "$(sample 2 0.000 0 0)" "" \
+			/iolat-g/loose 502 null 280 2 throttled 0 3.00 0.00 null)" >>"$out"
 done
 
 # swap-state: the swap, debug stats off, the functions attached and the
