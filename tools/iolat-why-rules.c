@@ -965,6 +965,39 @@ static int rule_nothing(struct why_model *m, struct why_cg *c,
 	return add_finding(out, WHY_NOTHING_TO_THROTTLE, c, &t);
 }
 
+/*
+ * Without the events (the state reader's samples of the parent's cookie
+ * and culprit): the intervals between two samples that found the
+ * children's cookie at the lowest it went, the same both times, while
+ * the culprit the second named missed a window in between.  The culprit
+ * missing scales the parent down at least once an interval (its hold is
+ * 500 ms), so each such interval had a scale-down that changed nothing.
+ */
+static void sampled_noop_downs(struct why_model *m, struct why_cg *p)
+{
+	size_t i, j;
+
+	for (i = 1; i < p->sn; i++) {
+		const struct why_scale *a = &p->sv[i - 1], *b = &p->sv[i];
+		const struct why_cg *c;
+		bool missed = false;
+
+		if (a->type != WHY_EV_NR || b->type != WHY_EV_NR || a->new != b->new ||
+		    b->new != p->min_cookie || b->new >= WHY_DEFAULT_COOKIE || !b->culprit_id)
+			continue;
+		c = why_cg_by_id(m, p->device, b->culprit_id);
+		for (j = 0; c && j < c->wt.n && !missed; j++)
+			missed = c->wt.v[j].t > a->t && c->wt.v[j].t <= b->t &&
+				 c->wt.v[j].verdict_missed;
+		if (!missed)
+			continue;
+		if (!p->noop_downs++) {
+			p->floor_t = a->t;
+			p->floor_cookie = b->new;
+		}
+	}
+}
+
 static int rule_floor(struct why_model *m, struct why_cg *p, struct why_findings *out)
 {
 	struct finding_text t = {};
@@ -973,6 +1006,8 @@ static int rule_floor(struct why_model *m, struct why_cg *p, struct why_findings
 	bool siblings = false;
 	size_t i;
 
+	if (!p->noop_downs && m->iostat_sample_rows)
+		sampled_noop_downs(m, p);
 	if (p->noop_downs < FLOOR_NOOPS)
 		return 0;
 	/*
@@ -986,9 +1021,15 @@ static int rule_floor(struct why_model *m, struct why_cg *p, struct why_findings
 	if (!siblings)
 		return 0;
 	culprit_text(m, &t, p, &culprit);
-	sb_printf(&t.summary, "%s's children's cookie on %s is at its floor (%u): %llu further "
-		  "scale-downs for %s changed nothing", p->name, p->device,
-		  p->floor_cookie ?: p->min_cookie, p->noop_downs, culprit);
+	if (m->iostat_sample_rows && !m->events)
+		sb_printf(&t.summary, "%s's children's cookie on %s is at its floor (%u): in %llu "
+			  "intervals between samples %s missed and the cookie did not move, so its "
+			  "scale-downs changed nothing", p->name, p->device,
+			  p->floor_cookie ?: p->min_cookie, p->noop_downs, culprit);
+	else
+		sb_printf(&t.summary, "%s's children's cookie on %s is at its floor (%u): %llu "
+			  "further scale-downs for %s changed nothing", p->name, p->device,
+			  p->floor_cookie ?: p->min_cookie, p->noop_downs, culprit);
 	sb_printf(&t.evidence, "at the floor from %.1fs into the recording",
 		  p->floor_t - m->first);
 	if (p->nr_requests)
@@ -1349,10 +1390,10 @@ unsigned int why_rules_unchecked(const struct why_model *m)
 		bits |= BIT(WHY_UNREACHABLE) | BIT(WHY_NOTHING_TO_THROTTLE);
 	/*
 	 * the state reader's samples name each parent's culprit, and its
-	 * target, or say it is no live child
+	 * target, or say it is no live child; and its children's cookie
 	 */
 	if (m->iostat_sample_rows)
-		bits &= ~(BIT(WHY_TIGHTER_OWNS) | BIT(WHY_GHOST_CULPRIT));
+		bits &= ~(BIT(WHY_TIGHTER_OWNS) | BIT(WHY_GHOST_CULPRIT) | BIT(WHY_COOKIE_FLOOR));
 	/* blkcg_add_delay's charges, and use_delay (either's): no_charge's inputs */
 	if (m->fn_charges && m->iostat_depth_rows)
 		bits &= ~BIT(WHY_NO_CHARGE);

@@ -267,13 +267,23 @@ expect_text_in_state "still 18 of 18 in the state reader's samples of its accumu
 # reach (tighter_sibling_owns_scaling is checked with the samples).
 events_only_state=${events_only/tighter_sibling_owns_scaling /}
 events_only_state=${events_only_state/ghost_culprit /}
+events_only_state=${events_only_state/cookie_at_floor /}
 fallback_fn_state=${fallback_fn/tighter_sibling_owns_scaling /}
-fallback swap-state no_charge_without_target "${fallback_fn_state/ghost_culprit /}"
-fallback state-owned "tighter_sibling_owns_scaling unreachable_target" "$events_only_state"
+fallback_fn_state=${fallback_fn_state/ghost_culprit /}
+fallback swap-state no_charge_without_target "${fallback_fn_state/cookie_at_floor /}"
+fallback state-owned "cookie_at_floor tighter_sibling_owns_scaling unreachable_target" "$events_only_state"
 grep -q '"rule":"unreachable_target","device":"iolat0","cgroup":"/iolat-o/tight"' "$tmp/json" &&
 	grep -q '"rule":"tighter_sibling_owns_scaling","device":"iolat0","cgroup":"/iolat-o/mid"' "$tmp/json" ||
 	fail "fallback-state-owned: want tight out of reach, mid owned: $(grep -o '"rule":"[a-z_]*","device":"[^"]*","cgroup":"[^"]*"' "$tmp/json")"
-fallback state unreachable_target "$events_only_state"
+# (Its cookie holds at 999984 while tight misses: nr_requests 8's floor,
+# 1000000 - 2 x 8, as cookie_at_floor says.)
+fallback state "cookie_at_floor unreachable_target" "$events_only_state"
+# The children's cookie the same in two samples while the culprit missed
+# in between: scale-downs at the floor (3 such intervals make the
+# finding), beside tight out of reach.
+fallback state-floor "cookie_at_floor unreachable_target" "$events_only_state"
+grep -q '"rule":"cookie_at_floor","device":"iolat0","cgroup":"/iolat-f"' "$tmp/json" ||
+	fail "fallback-state-floor: not /iolat-f's floor: $(cat "$tmp/json")"
 # A parent's culprit the samples find no live child for, 20 s long: a
 # ghost (its id unknown: the state reader has the address only); the
 # rule is checked on every state recording.

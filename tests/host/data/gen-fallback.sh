@@ -205,6 +205,25 @@ for s in $(seq 1 20); do
 			/iolat-g/loose 502 null 280 2 throttled 0 3.00 0.00 null)" >>"$out"
 done
 
+# state-floor: the state reader, debug stats off: tight (1000us) misses
+# every window and stays its parent's culprit; the children's cookie goes
+# down 999984, 999968, 999952, then sits at its floor 999936 from the 4th
+# second while tight keeps missing: every scale-down after changes nothing.
+# loose is at depth 1 from then on.
+STATE=1 FUNCS=$INLINED DZ=null
+out=fallback-state-floor.top.json
+: >"$out"
+for s in $(seq 1 20); do
+	case $s in 1) ck=999984 d=8 ;; 2) ck=999968 d=4 ;; 3) ck=999952 d=2 ;; *) ck=999936 d=1 ;; esac
+	report "$s" false \
+		"$(srow 1000000 "$(sample 0 0.000 0 0)" "$(children "$ck" /iolat-f/tight 601)" \
+			/iolat-f 600 null $((620 + s)) '"max"' ok 0 null null null)" \
+		"$(srow "$ck" "$(sample 8 0.000 $((18 + s % 4)) $((17 + s % 4)))" "" \
+			/iolat-f/tight 601 1000 $((20 + s % 3)) '"max"' throttling 0 61.20 58.90 null)" \
+		"$(srow "$ck" "$(sample 1 0.000 0 0)" "" \
+			/iolat-f/loose 602 null $((600 - 5 * (s < 10 ? s : 10))) "$d" throttled 0 4.10 0.00 null)" >>"$out"
+done
+
 # swap-state: the swap, debug stats off, the functions attached and the
 # state reader: hog-none delayed at depth 1 (use_delay from the sample),
 # never charged; hog-loose charged and paying.
