@@ -9,7 +9,7 @@
 # members their relocations touch.  Nothing is loaded, no vmlinux needed.
 . "$(dirname "$0")/lib.sh"
 T=$BUILD/tools
-OBJS="$T/iolat-top.bpf.o $T/iolat-snoop.bpf.o $T/iolat-fallback.bpf.o $T/iolat-iostat.bpf.o"
+OBJS="$T/iolat-top.bpf.o $T/iolat-snoop.bpf.o $T/iolat-fallback.bpf.o $T/iolat-iostat.bpf.o $T/iolat-state.bpf.o"
 for o in $OBJS; do
 	[ -f "$o" ] || fail "tools not built: make tools ($o)"
 done
