@@ -48,7 +48,7 @@ help:
 	@echo 'make bench-scale    iolat-top CPU and syscalls per interval, 100-10,000 cgroups'
 	@echo 'make bench-db       a database'"'"'s commits beside a bulk writer on ext4, io.latency off/on'
 	@echo 'make guest CMD=..   boot the guest and run CMD in it'
-	@echo 'make check-patches  checkpatch --strict every patch of patches/$(KVER)/series'
+	@echo 'make check-patches  checkpatch --strict every patch of patches/$(KVER)/series and the debug kernels'"'"' test-only patches/$(KVER)/debug'
 	@echo 'make check-notrace  W=1 without CONFIG_TRACEPOINTS: no warning added; io.latency off: no iolatency event'
 	@echo 'make check-series   build the kernel after each patch in turn'
 	@echo 'make clean          remove the tools (build/tools); distclean removes build/'
