@@ -746,6 +746,48 @@ static int name_groups(struct why_model *m)
 }
 
 /*
+ * Without the events (the state reader's samples of @p's children's
+ * cookie and culprit), the scale-downs at the floor: the intervals
+ * between two samples that found the cookie at the lowest it went, the
+ * same both times, while the culprit the second named missed a window in
+ * between.  A culprit that misses scales its parent down at least once
+ * an interval (its hold is 500 ms), so each such interval had a
+ * scale-down that changed nothing.  The culprit's windows and the
+ * samples are both in time order: one pass over each.
+ */
+static void sampled_noop_downs(const struct why_model *m, struct why_cg *p)
+{
+	const struct why_cg *c = NULL;
+	size_t i, j = 0;
+
+	for (i = 1; i < p->sn; i++) {
+		const struct why_scale *a = &p->sv[i - 1], *b = &p->sv[i];
+		bool missed = false;
+
+		if (a->type != WHY_EV_NR || b->type != WHY_EV_NR || a->new != b->new ||
+		    b->new != p->min_cookie || b->new >= WHY_DEFAULT_COOKIE || !b->culprit_id)
+			continue;
+		if (!c || c->id != b->culprit_id) {
+			c = why_cg_by_id(m, p->device, b->culprit_id);
+			j = 0;
+		}
+		if (!c)
+			continue;
+		while (j < c->wt.n && c->wt.v[j].t <= a->t)
+			j++;
+		for (; j < c->wt.n && c->wt.v[j].t <= b->t; j++)
+			missed |= c->wt.v[j].verdict_missed;
+		if (!missed)
+			continue;
+		if (!p->noop_downs++) {
+			p->floor_t = a->t;
+			p->floor_cookie = b->new;
+		}
+		p->floor_sampled = true;
+	}
+}
+
+/*
  * The two recordings are read one after the other (or as their lines
  * come): put each group's depths and scale events in time order, and
  * reduce the depths to changes.
@@ -778,5 +820,9 @@ int why_model_finish(struct why_model *m)
 		c->depth_known = k > 0;
 		c->depth = k ? c->dv[k - 1].depth : WHY_DEPTH_MAX;
 	}
+	if (m->iostat_sample_rows)
+		for (i = 0; i < m->n; i++)
+			if (!m->v[i]->noop_downs)
+				sampled_noop_downs(m, m->v[i]);
 	return build_tree(m) ?: name_groups(m);
 }

@@ -253,6 +253,11 @@ struct why_cg {
 	double last_down_window;	/* a child's window with action down */
 	double floor_t;
 	__u32 floor_cookie;
+	/*
+	 * noop_downs counted from the state reader's samples (no events):
+	 * intervals at the floor while the culprit missed, each at least one
+	 */
+	bool floor_sampled;
 };
 
 struct why_model {

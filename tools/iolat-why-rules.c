@@ -965,39 +965,6 @@ static int rule_nothing(struct why_model *m, struct why_cg *c,
 	return add_finding(out, WHY_NOTHING_TO_THROTTLE, c, &t);
 }
 
-/*
- * Without the events (the state reader's samples of the parent's cookie
- * and culprit): the intervals between two samples that found the
- * children's cookie at the lowest it went, the same both times, while
- * the culprit the second named missed a window in between.  The culprit
- * missing scales the parent down at least once an interval (its hold is
- * 500 ms), so each such interval had a scale-down that changed nothing.
- */
-static void sampled_noop_downs(struct why_model *m, struct why_cg *p)
-{
-	size_t i, j;
-
-	for (i = 1; i < p->sn; i++) {
-		const struct why_scale *a = &p->sv[i - 1], *b = &p->sv[i];
-		const struct why_cg *c;
-		bool missed = false;
-
-		if (a->type != WHY_EV_NR || b->type != WHY_EV_NR || a->new != b->new ||
-		    b->new != p->min_cookie || b->new >= WHY_DEFAULT_COOKIE || !b->culprit_id)
-			continue;
-		c = why_cg_by_id(m, p->device, b->culprit_id);
-		for (j = 0; c && j < c->wt.n && !missed; j++)
-			missed = c->wt.v[j].t > a->t && c->wt.v[j].t <= b->t &&
-				 c->wt.v[j].verdict_missed;
-		if (!missed)
-			continue;
-		if (!p->noop_downs++) {
-			p->floor_t = a->t;
-			p->floor_cookie = b->new;
-		}
-	}
-}
-
 static int rule_floor(struct why_model *m, struct why_cg *p, struct why_findings *out)
 {
 	struct finding_text t = {};
@@ -1006,8 +973,6 @@ static int rule_floor(struct why_model *m, struct why_cg *p, struct why_findings
 	bool siblings = false;
 	size_t i;
 
-	if (!p->noop_downs && m->iostat_sample_rows)
-		sampled_noop_downs(m, p);
 	if (p->noop_downs < FLOOR_NOOPS)
 		return 0;
 	/*
@@ -1021,7 +986,7 @@ static int rule_floor(struct why_model *m, struct why_cg *p, struct why_findings
 	if (!siblings)
 		return 0;
 	culprit_text(m, &t, p, &culprit);
-	if (m->iostat_sample_rows && !m->events)
+	if (p->floor_sampled)
 		sb_printf(&t.summary, "%s's children's cookie on %s is at its floor (%u): in %llu "
 			  "intervals between samples %s missed and the cookie did not move, so its "
 			  "scale-downs changed nothing", p->name, p->device,
