@@ -32,9 +32,16 @@ kver_tag() {
 }
 
 # kver_patches KVER: the directory of KVER's series (its "series" file
-# names the patches in order).
+# names the patches in order; a variant's test-only patches are in
+# VARIANT/, listed by VARIANT/series).
 kver_patches() {
 	echo "$REPO/patches/$1"
+}
+
+# series_names SERIES_FILE: the patches it names, in order, relative to
+# its directory (comments and blank lines left out).
+series_names() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1"
 }
 
 # kver_tarball KVER: Debian's linux-source-KVER tarball.

@@ -181,10 +181,10 @@ fs_make() {
 	echo "$mnt"
 }
 
-# cleanup: release held window checks, remove every iolat-* cgroup, filesystem of fs_make, dm and
-# null_blk device, stop tracing,
-# drop the filters of the series' events (trace systems iolatency and
-# blkcg) and iolat-* trace instances.
+# cleanup: release held window checks, remove every iolat-* cgroup,
+# filesystem of fs_make, dm and null_blk device, stop tracing, drop the
+# filters of the series' events (trace systems iolatency and blkcg) and
+# iolat-* trace instances.
 cleanup() {
 	local d
 	# patches/KVER/debug's hook: no window check may wait on past the test
