@@ -61,7 +61,7 @@ static __always_inline struct iolat_event *record(const struct iolat_key *key,
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count_lost();
+		count_lost(&lost.ringbuf);
 		return NULL;
 	}
 	e->ts_ns = bpf_ktime_get_ns();
@@ -119,14 +119,16 @@ int BPF_PROG(on_throttle_enter)
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	struct iolat_sleeper s = {};
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	long err;
 
 	if (!task_throttle_pending(t, &s.key.dev) || dev_filtered(&s.key))
 		return 0;
 	s.key.cgroup_id = task_io_cgroup_id(t);
 	s.nvcsw = task_nvcsw(t);
 	s.start_ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&sleepers, &tid, &s, BPF_ANY))
-		count_lost();
+	err = bpf_map_update_elem(&sleepers, &tid, &s, BPF_ANY);
+	if (err)
+		count_lost_update(err);
 	return 0;
 }
 

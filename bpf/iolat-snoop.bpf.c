@@ -30,7 +30,7 @@ event_reserve(__u32 dev, __u64 cgroup_id, __u32 type)
 		return NULL;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count_lost();
+		count_lost(&lost.ringbuf);
 		return NULL;
 	}
 	e->ts_ns = bpf_ktime_get_ns();

@@ -16,16 +16,23 @@
 const volatile __u32 targ_dev = 0;
 
 /*
- * Events that could not be recorded: a full ring buffer, a map update
- * that failed for another reason than a full map.  A full map counts
- * apart, in a counter of its own (lookup_or_init()): what it loses is
- * whole rows, every event of the pairs it has no room for.
+ * Events that could not be recorded, by cause (struct iolat_lost).  A
+ * full map counts apart, in a counter of its own (lookup_or_init()):
+ * what it loses is whole rows, every event of the pairs it has no room
+ * for.
  */
-__u64 lost = 0;
+struct iolat_lost lost = {};
 
-static __always_inline void count_lost(void)
+static __always_inline void count_lost(__u64 *cause)
 {
-	__sync_fetch_and_add(&lost, 1);
+	__sync_fetch_and_add(cause, 1);
+	__sync_fetch_and_add(&lost.total, 1);
+}
+
+static __always_inline void count_lost_update(long err)
+{
+	lost.update_err = err;
+	count_lost(&lost.update);
 }
 
 /*
@@ -522,12 +529,12 @@ static __always_inline void *lookup_or_init(void *map, const void *key,
 		return NULL;
 	}
 	if (err && err != -17 /* EEXIST: another CPU won */) {
-		count_lost();
+		count_lost_update(err);
 		return NULL;
 	}
 	val = bpf_map_lookup_elem(map, key);
 	if (!val)
-		count_lost();	/* deleted by the front-end meanwhile */
+		count_lost(&lost.deleted);	/* by the front-end, meanwhile */
 	return val;
 }
 

@@ -252,6 +252,19 @@ struct iolat_event {
 };
 
 /*
+ * Events the BPF side could not record, by cause, in each program's .bss
+ * (lost): the front-ends report total and say the causes when they exit.
+ * A full map is not among them: it counts apart (lookup_or_init()).
+ */
+struct iolat_lost {
+	__u64 total;
+	__u64 ringbuf;			/* no room in the ring buffer */
+	__u64 update;			/* a map update refused ... */
+	__s64 update_err;		/* ... the last one's error (negative) */
+	__u64 deleted;			/* an entry gone between its creation and use */
+};
+
+/*
  * Without the iolatency events: the induced delay of a (device, cgroup)
  * as the controller's functions that are not inlined show it
  * (iolat-fallback.bpf.c), cumulative.  Charges are keyed on the blkg

@@ -508,6 +508,19 @@ void iolat_raise_nofile(void)
 	}
 }
 
+void iolat_lost_explain(const char *tool, const struct iolat_lost *l)
+{
+	if (!l->total)
+		return;
+	fprintf(stderr, "%s: %llu events lost: %llu with the ring buffer full, "
+		"%llu map updates refused", tool, (unsigned long long)l->total,
+		(unsigned long long)l->ringbuf, (unsigned long long)l->update);
+	if (l->update)
+		fprintf(stderr, " (the last: %s)", strerror((int)-l->update_err));
+	fprintf(stderr, ", %llu entries deleted between their creation and use\n",
+		(unsigned long long)l->deleted);
+}
+
 void iolat_json_begin(FILE *f, const char *tool, double t, int decimals)
 {
 	fprintf(f, "{\"schema\":%d,\"tool\":\"%s\",\"time\":%.*f",

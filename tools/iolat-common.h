@@ -144,6 +144,9 @@ const char *iolat_dev_below(__u32 dev);
 int iolat_dev_check(__u32 dev);
 /* Raise RLIMIT_NOFILE's soft limit to the hard one. */
 void iolat_raise_nofile(void);
+struct iolat_lost;
+/* On stderr, when @l has any: how many events were lost, and why. */
+void iolat_lost_explain(const char *tool, const struct iolat_lost *l);
 void iolat_dev_cache_reset(void);
 
 /*

@@ -145,9 +145,9 @@ int iolat_fallback_events_fd(const struct iolat_fallback_bpf *obj)
 	return bpf_map__fd(obj->maps.events);
 }
 
-__u64 iolat_fallback_lost(const struct iolat_fallback_bpf *obj)
+const struct iolat_lost *iolat_fallback_lost(const struct iolat_fallback_bpf *obj)
 {
-	return obj->bss->lost;
+	return &obj->bss->lost;
 }
 
 __u64 iolat_fallback_delays_full(const struct iolat_fallback_bpf *obj)

@@ -29,7 +29,7 @@ void iolat_fallback_stop(struct iolat_fallback_bpf *obj);
 int iolat_fallback_delays_fd(const struct iolat_fallback_bpf *obj);
 int iolat_fallback_events_fd(const struct iolat_fallback_bpf *obj);
 /* Records and map updates it could not make, since the start (a full map's aside). */
-__u64 iolat_fallback_lost(const struct iolat_fallback_bpf *obj);
+const struct iolat_lost *iolat_fallback_lost(const struct iolat_fallback_bpf *obj);
 /* Events the full delays map dropped since the start; the entries it holds. */
 __u64 iolat_fallback_delays_full(const struct iolat_fallback_bpf *obj);
 __u32 iolat_fallback_delays_entries(const struct iolat_fallback_bpf *obj);

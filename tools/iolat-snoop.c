@@ -156,9 +156,14 @@ static const char *names_path(void *arg, __u64 id)
 static struct iolat_snoop_bpf *obj;
 static struct iolat_fallback_bpf *fb;
 
+static const struct iolat_lost *lost_causes(void)
+{
+	return obj ? &obj->bss->lost : iolat_fallback_lost(fb);
+}
+
 static __u64 lost_now(void)
 {
-	return obj ? obj->bss->lost : iolat_fallback_lost(fb);
+	return lost_causes()->total;
 }
 
 /* Lost events, in the output (never filtered out) and on stderr. */
@@ -318,6 +323,8 @@ int main(int argc, char **argv)
 	err = out.err && out.err != -EPIPE ? IOLAT_EXIT_ERROR : IOLAT_EXIT_OK;
 
 cleanup:
+	if (obj || fb)
+		iolat_lost_explain(TOOL, lost_causes());
 	ring_buffer__free(rb);
 	iolat_snoop_bpf__destroy(obj);
 	iolat_fallback_stop(fb);

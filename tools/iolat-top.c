@@ -615,7 +615,7 @@ static int refresh(struct iolat_top_bpf *obj, bool report)
 	top_model_add_pressure(&model, env.prom ? model.n : shown);
 	if (env.json && !env.quiet)
 		top_model_add_iostat_debug(&model, shown);
-	rep.lost = obj ? obj->bss->lost : fb ? iolat_fallback_lost(fb) : 0;
+	rep.lost = obj ? obj->bss->lost.total : fb ? iolat_fallback_lost(fb)->total : 0;
 	if (env.prom) {
 		rep.time = iolat_now();
 		top_prom_write(&prom, &rep);	/* a failure is retried, not fatal */
@@ -830,6 +830,10 @@ int main(int argc, char **argv)
 	err = (err && err != -EPIPE) || prom.err ? IOLAT_EXIT_ERROR : IOLAT_EXIT_OK;
 
 cleanup:
+	if (obj)
+		iolat_lost_explain(TOOL, &obj->bss->lost);
+	else if (fb)
+		iolat_lost_explain(TOOL, iolat_fallback_lost(fb));
 	if (obj)
 		iolat_top_bpf__destroy(obj);
 	iolat_fallback_stop(fb);

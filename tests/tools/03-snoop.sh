@@ -62,6 +62,10 @@ jq -e -s 'map(select(.event == "lost")) | length > 0 and all(.lost_events_new > 
 	/tmp/snoop-a.json >/dev/null ||
 	fail "iolat-snoop stopped 10 s under a flood reports no loss: $(jq -r .event /tmp/snoop-a.json | sort | uniq -c | tr '\n' ' ')"
 grep -q "lost [0-9]* events" /tmp/snoop-a.err || fail "the loss is not said on stderr: $(cat /tmp/snoop-a.err)"
+# On exit, the causes: here every one a full ring buffer.
+n=$(jq -s 'map(select(.event == "lost")) | last | .lost_events' /tmp/snoop-a.json)
+grep -qx "iolat-snoop: $n events lost: $n with the ring buffer full, 0 map updates refused, 0 entries deleted between their creation and use" \
+	/tmp/snoop-a.err || fail "the causes of $n lost events are not said on exit: $(tail -3 /tmp/snoop-a.err)"
 "$TOOLS/iolat-why" --snoop /tmp/snoop-a.json >/tmp/why-a.txt 2>&1
 grep -q "the tools lost events (iolat-snoop [1-9]" /tmp/why-a.txt ||
 	fail "iolat-why does not say its findings may rest on lost decisions: $(head -5 /tmp/why-a.txt)"
