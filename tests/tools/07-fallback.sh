@@ -201,7 +201,7 @@ functions_checks() {
 	echo "$fn" | jqe '.mode == "iostat" and .mode_reason == "--no-events" and
 		.functions.blkcg_add_delay == "attached" and
 		.functions.blkcg_maybe_throttle_current == "attached" and .lost_events == 0' >/dev/null ||
-		fail "$1: functions' record head wrong: $(echo "$fn" | head -c 400)"
+		fail "$1: functions' record head wrong: $(echo "$fn" | head -c 400); stderr: $(cat /tmp/fb-fn.err)"
 	echo "$fn" | jqe "[.cgroups[] | select(($EVENTS_ONLY_BUT_DELAY) | not)] | length == 0" >/dev/null ||
 		fail "$1: with the functions, a row is wrong: $fn"
 	# No charge in the noisy neighbour: 0 with the functions as with the events.
@@ -355,34 +355,43 @@ cg_remove iolat-p || fail "cannot remove iolat-p"
 nullb_remove iolat0
 swap_scenario_start
 fbt= evt= fbs=
-# stop_tools: iolat-snoop first, then the iolat-tops together (their last
-# reports are compared), each waited for, whichever have not been: on
-# every way out, so a failure leaves none attached for the next test.
+# The three tools that patch blkcg_maybe_throttle_current's text (the
+# functions' two through fentry, the events' iolat-top through its
+# tracepoint's jump label) attach, and detach, one at a time: under TCG,
+# two patching it at once, with every throttled task calling it, left a
+# vCPU executing an INT3 that was no longer in memory (README, "The
+# guest"; seen here as a soft lockup, one run in two, when the two
+# iolat-tops attached together).
+# stop_tools: iolat-snoop, then the functions' iolat-top, then the
+# events', each waited for, whichever have not been: on every way out,
+# so a failure leaves none attached for the next test.
 stop_tools() {
 	local p
-	if [ -n "$fbs" ]; then
-		kill -INT $fbs 2>/dev/null
-		wait_for 30 pid_gone $fbs
-	fi
-	for p in $fbt $evt; do kill -INT $p 2>/dev/null; done
-	for p in $fbt $evt; do wait_for 30 pid_gone $p; done
+	for p in $fbs $fbt $evt; do
+		kill -INT $p 2>/dev/null
+		wait_for 30 pid_gone $p
+	done
 }
-trap 'echo 0 >"$CG/iolat-p/loose/cgroup.freeze" 2>/dev/null; stop_tools; swapoff /dev/iolat0 2>/dev/null' EXIT
-# The two tools that trace the functions attach, and later detach, one at
-# a time: under TCG, both patching blkcg_maybe_throttle_current's entry at
-# once, with every throttled task calling it, left a vCPU executing an
-# INT3 that was no longer in memory (README, "The guest").
+trap 'stop_tools; echo 0 >"$CG/iolat-p/loose/cgroup.freeze" 2>/dev/null; swapoff /dev/iolat0 2>/dev/null' EXIT
+attached() { grep -q "$2" "$1" || pid_gone "$3"; }
+reporting() { [ -s "$1" ] || pid_gone "$2"; }
+loose_frozen() { grep -qx 'frozen 1' "$CG/iolat-p/loose/cgroup.events"; }
+# Attached with loose frozen too: its tasks do not call the function.
+echo 1 >"$CG/iolat-p/loose/cgroup.freeze" || fail "swap: cannot freeze loose"
+wait_for 60 loose_frozen || fail "swap: loose not frozen 60 s after cgroup.freeze (attach)"
 "$TOOLS/iolat-top" --no-events -j -d iolat0 1 >/tmp/fb-swap.json 2>/tmp/fb-swap.err &
 fbt=$!
-"$TOOLS/iolat-top" -j -d iolat0 1 >/tmp/ev-swap.json 2>/tmp/ev-swap.err &
-evt=$!
-attached() { grep -q "$2" "$1" || pid_gone "$3"; }
 wait_for 60 attached /tmp/fb-swap.err "blkcg_maybe_throttle_current attached" $fbt ||
 	fail "iolat-top --no-events did not attach the functions: $(cat /tmp/fb-swap.err)"
+"$TOOLS/iolat-top" -j -d iolat0 1 >/tmp/ev-swap.json 2>/tmp/ev-swap.err &
+evt=$!
+wait_for 120 reporting /tmp/ev-swap.json $evt && ! pid_gone $evt ||
+	fail "iolat-top did not report: $(cat /tmp/ev-swap.err)"
 "$TOOLS/iolat-snoop" --no-events -a -j -d iolat0 >/tmp/fb-snoop.json 2>/tmp/fb-snoop.err &
 fbs=$!
 wait_for 60 attached /tmp/fb-snoop.err "Hit Ctrl-C" $fbs ||
 	fail "iolat-snoop --no-events did not start: $(cat /tmp/fb-snoop.err)"
+echo 0 >"$CG/iolat-p/loose/cgroup.freeze"
 # loose_paying FILE: FILE's last report has loose charged and paying
 # delay.  Both tools' before the 5 s below: the events' BPF takes longer
 # to load, and loose is charged only once the controller has scaled it
@@ -403,7 +412,6 @@ timed_wait 150 "loose charged and paying delay, by the functions and the events"
 # time, the tools' intervals being apart, once gave 495 ms charged
 # against 323 ms: a burst of swap-outs inside one tool's interval and
 # not the other's.
-loose_frozen() { grep -qx 'frozen 1' "$CG/iolat-p/loose/cgroup.events"; }
 # quiet LABEL: loose frozen, then two more reports from each tool (its
 # in-flight swap-outs charged by then); each tool's loose row then, in
 # $Q_FN and $Q_EV.
@@ -426,15 +434,17 @@ echo 0 >"$CG/iolat-p/loose/cgroup.freeze"
 sleep 5
 quiet after
 fn1=$Q_FN ev1=$Q_EV
-echo 0 >"$CG/iolat-p/loose/cgroup.freeze"
+# Detached with loose still frozen: its tasks do not call the function.
 kill -INT $fbs
 p=$fbs fbs=
 wait $p || fail "iolat-snoop --no-events exited $?: $(cat /tmp/fb-snoop.err)"
-kill -INT $fbt $evt
+kill -INT $fbt
 p=$fbt fbt=
 wait $p || fail "iolat-top --no-events exited $?: $(cat /tmp/fb-swap.err)"
+kill -INT $evt
 p=$evt evt=
 wait $p || fail "iolat-top exited $?: $(cat /tmp/ev-swap.err)"
+echo 0 >"$CG/iolat-p/loose/cgroup.freeze"
 grep -q "functions: blkcg_add_delay attached; blkcg_maybe_throttle_current attached" /tmp/fb-swap.err ||
 	fail "swap: stderr does not name the functions: $(cat /tmp/fb-swap.err)"
 fn=$(tail -1 /tmp/fb-swap.json)
@@ -454,7 +464,7 @@ for f in /tmp/fb-swap.json /tmp/ev-swap.json; do
 done
 echo "$fn" | jqe '.functions.blkcg_add_delay == "attached" and
 	.functions.blkcg_maybe_throttle_current == "attached" and .lost_events == 0' >/dev/null ||
-	fail "swap: record head: $(echo "$fn" | head -c 400)"
+	fail "swap: record head: $(echo "$fn" | head -c 400); stderr: $(cat /tmp/fb-swap.err)"
 echo "$fl" | jqe '.delay_charged_ms > 0 and .delay_paid_ms > 0 and
 	.delay_charged_ms_per_s != null and .delay_paid_ms_per_s != null and
 	.throttled_bios == null and .window == null' >/dev/null || fail "swap: loose, functions: $fl"
