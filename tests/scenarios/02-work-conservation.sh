@@ -1,9 +1,14 @@
 # Scenario 2, short: loose is throttled while tight reads, its depth is
 # max again once tight is idle, within the wait, and its IOPS come back
-# to near its rate alone.
+# to near its rate alone.  Tight's target is 4000us here, not the
+# scenario's 3000: at 3000 (2 ms completions, and TCG's own latency on
+# top) some runs held loose at depth 2-5, 0.19-0.23 of its rate alone,
+# with 58-79% of the cookie's moves reversing: flapping, which iolat-why
+# then rightly finds, in a test that needs a healthy protected run.  At
+# 3500 and 4000, two runs each: depth 5-11, 37-39% reversing at 4000.
 . "$IOLAT_REPO/guest/scenarios/lib.sh"
 need_tools
-run_scenario 2-work-conservation 10 IOLAT_AFTER_SECS=5 IOLAT_RECOVER_SECS=90
+run_scenario 2-work-conservation 10 IOLAT_TARGET_US=4000 IOLAT_AFTER_SECS=5 IOLAT_RECOVER_SECS=90
 
 group_check /iolat-w/loose '.min_depth | type == "number"' "throttled below max depth"
 group_check /iolat-w '.children.culprits == ["/iolat-w/tight"]' "tight the culprit"
@@ -13,8 +18,10 @@ grep -q '^depth max again [0-9]* s after tight stopped' "$SCEN_OUT" ||
 	fail "loose's last depth is not max"
 # Recovered: back to 0.8 of its rate alone at least, both from io.stat
 # over seconds of the same load, divided by the time that passed.  With
-# tight reading, loose read 0.54-0.64 of alone (recordings; 2,172 at
-# depth 5 against 5,425 alone); back at max depth 0.97.
+# tight reading, loose read 0.61-0.75 of alone (iolat-top's rates, four
+# runs at 3500-4000us); back at max depth 0.89-1.36 (TCG's pace drifts:
+# the scenario measures up to three times more when short).  The depth
+# checks above are what fail a loose still held.
 alone=$(summary_col alone 2) during=$(summary_col contention 2) after=$(summary_col after 2)
 note "loose IOPS: $alone alone, $during during contention, $after after"
 [ "${alone:-0}" -gt 0 ] || fail "no IOPS of loose alone"
