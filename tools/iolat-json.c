@@ -648,6 +648,13 @@ static int feed_snoop(struct why_model *m, const struct ij_value *o,
 	}
 	if (t < 0)
 		return 0;	/* an event kind from a newer tool: skipped */
+	/*
+	 * A change between two samples of the state (without the events):
+	 * not an event, and no rule reads these yet; iolat-top's recording
+	 * carries the same samples, which the rules do read.
+	 */
+	if (!strcmp(str_of(o, "source") ?: "", "sampled"))
+		return 0;
 	memset(&e, 0, offsetof(struct why_event, device));
 	e.device[0] = e.cgroup[0] = e.culprit[0] = '\0';
 	e.type = t;

@@ -310,6 +310,20 @@ expect_text_in fallback-swap.top.json "iolat-top ran without the iolatency event
 grep -q "iolat-snoop ran without the iolatency events (the controller's functions), so these were not checked: .*(no iolat-top recording: neither windows nor depths)" "$tmp/out" ||
 	fail "iolat-snoop's fallback records alone: $(cat "$tmp/out")"
 note "iolat-snoop's fallback records alone: \"$(grep -o "iolat-snoop ran without[^:]*" "$tmp/out")\""
+# iolat-snoop's sampled changes (without the events) are no events: a
+# recording of them alone, the cookie going down and up ten times, still
+# says what was not checked, and finds no flapping from them.
+{
+	echo '{"schema":2,"tool":"iolat-snoop","time":1764763200.000000,"event":"mode","mode":"functions","cgroupns":false,"mode_reason":"--no-events","functions":{"blkcg_add_delay":"off (--no-functions)","blkcg_maybe_throttle_current":"off (--no-functions)"},"logs":[],"state":"used","sample_ms":100,"sampled":["target","cookie","culprit_forgotten","depth","use_delay"],"cannot_see":["window","throttle","delay_charge","delay_pay","enable","scale_reset","scale_skip"]}'
+	for i in $(seq 1 10); do
+		printf '{"schema":2,"tool":"iolat-snoop","time":1764763%03d.100000,"event":"cookie","device":"nullb0","cgroup":"/p","cgroup_id":10,"source":"sampled","since":1764763%03d.000000,"old":1000000,"new":999996,"direction":"down","culprit":"/p/tight","culprit_id":43,"scale_lat_us":1000}\n' $((200 + i)) $((200 + i))
+		printf '{"schema":2,"tool":"iolat-snoop","time":1764763%03d.600000,"event":"cookie","device":"nullb0","cgroup":"/p","cgroup_id":10,"source":"sampled","since":1764763%03d.500000,"old":999996,"new":1000000,"direction":"up","culprit":"/p/tight","culprit_id":43,"scale_lat_us":1000}\n' $((200 + i)) $((200 + i))
+	done
+} >"$tmp/sampled.snoop.json"
+rules --snoop "$tmp/sampled.snoop.json"
+[ -z "$got" ] && [ "$rc" = 0 ] && grep -q '"unchecked":\[[^]]*"flapping"' "$tmp/json" ||
+	fail "sampled changes alone: findings '$got' (status $rc), or flapping not unchecked: $(head -c 400 "$tmp/json")"
+note "iolat-snoop's sampled changes alone: no finding, flapping unchecked"
 # With the events nothing is unchecked, and nothing is said of it.
 rules --snoop "$D/why-unreachable.snoop.json" --top "$D/why-unreachable.top.json"
 grep -q '"unchecked":\[\],' "$tmp/json" || fail "events: unchecked not empty: $(head -c 300 "$tmp/json")"
