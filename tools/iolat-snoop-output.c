@@ -343,20 +343,130 @@ void snoop_print_text(FILE *f, const struct iolat_event *e, const char *path,
 }
 
 
-/* The events' record kinds the functions cannot give. */
+void snoop_print_sampled(FILE *f, bool json, const struct snoop_change *c,
+			 const char *path, const char *culprit, double since, double t)
+{
+	static char name[IOLAT_ESC_LEN(PATH_MAX)], cname[IOLAT_ESC_LEN(PATH_MAX)];
+	char a[32], b[32], cg[32];
+
+	if (json) {
+		iolat_json_begin(f, "iolat-snoop", t, 6);
+		fprintf(f, ",\"event\":\"%s\",\"device\":", snoop_type_names[c->type]);
+		iolat_json_str(f, iolat_dev_name(c->dev));
+		json_str_or_null(f, "cgroup", path);
+		fprintf(f, ",\"cgroup_id\":%llu,\"source\":\"sampled\",\"since\":%.6f",
+			(unsigned long long)c->cgroup_id, since);
+		switch (c->type) {
+		case IOLAT_EV_TARGET:
+			fprintf(f, ",\"old_us\":%lld,\"new_us\":%lld,\"win_ms\":%llu",
+				(long long)c->old / 1000, (long long)c->new / 1000,
+				(unsigned long long)c->win_ns / 1000000);
+			break;
+		case IOLAT_EV_COOKIE:
+		case IOLAT_EV_GRP_CLEAR:
+			if (c->type == IOLAT_EV_COOKIE)
+				fprintf(f, ",\"old\":%lld,\"new\":%lld,\"direction\":\"%s\"",
+					(long long)c->old, (long long)c->new,
+					direction(c->old, c->new));
+			else
+				fprintf(f, ",\"cookie\":%u", c->cookie);
+			json_str_or_null(f, "culprit", culprit);
+			if (c->culprit_id)
+				fprintf(f, ",\"culprit_id\":%llu", (unsigned long long)c->culprit_id);
+			else
+				fprintf(f, ",\"culprit_id\":null");
+			fprintf(f, ",\"scale_lat_us\":%llu",
+				(unsigned long long)c->scale_lat_ns / 1000);
+			break;
+		case IOLAT_EV_DEPTH:
+			json_depth(f, "old", c->old);
+			json_depth(f, "new", c->new);
+			fprintf(f, ",\"cookie\":%u", c->cookie);
+			break;
+		case IOLAT_EV_USE_DELAY:
+			fprintf(f, ",\"old\":%lld,\"new\":%lld,\"delay_us\":%llu",
+				(long long)c->old, (long long)c->new,
+				(unsigned long long)c->delay_ns / 1000);
+			break;
+		}
+		fputs("}\n", f);
+		return;
+	}
+	if (path)
+		path = iolat_esc(name, sizeof(name), path);
+	if (culprit)
+		culprit = iolat_esc(cname, sizeof(cname), culprit);
+	snprintf(cg, sizeof(cg), "cgroup %llu", (unsigned long long)c->cgroup_id);
+	fprintf(f, "%s %-8s %-28s %-12s ", iolat_clock(t), iolat_dev_name(c->dev),
+		path ?: cg, snoop_type_names[c->type]);
+	switch (c->type) {
+	case IOLAT_EV_TARGET:
+		fprintf(f, "target %lldus -> %lldus, window %llums", (long long)c->old / 1000,
+			(long long)c->new / 1000, (unsigned long long)c->win_ns / 1000000);
+		break;
+	case IOLAT_EV_COOKIE:
+	case IOLAT_EV_GRP_CLEAR:
+		if (c->type == IOLAT_EV_COOKIE)
+			fprintf(f, "children scaled %s: cookie %lld -> %lld, ",
+				c->new > c->old ? "UP" : "DOWN", (long long)c->old,
+				(long long)c->new);
+		else
+			fprintf(f, "forgot culprit ");
+		if (!c->culprit_id)
+			fprintf(f, "%s", c->named ? "a culprit not told (gone, or left out of "
+				"the walk)" : "no culprit named");
+		else if (culprit)
+			fprintf(f, "%s%s (id %llu, target %lluus)",
+				c->type == IOLAT_EV_COOKIE ? "for " : "", culprit,
+				(unsigned long long)c->culprit_id,
+				(unsigned long long)c->scale_lat_ns / 1000);
+		else
+			fprintf(f, "%scgroup id %llu (target %lluus)",
+				c->type == IOLAT_EV_COOKIE ? "for " : "",
+				(unsigned long long)c->culprit_id,
+				(unsigned long long)c->scale_lat_ns / 1000);
+		if (c->type == IOLAT_EV_GRP_CLEAR)
+			fprintf(f, " (cookie %u)", c->cookie);
+		break;
+	case IOLAT_EV_DEPTH:
+		fprintf(f, "depth %s -> %s (cookie %u)", depth_str(c->old, a, sizeof(a)),
+			depth_str(c->new, b, sizeof(b)), c->cookie);
+		break;
+	case IOLAT_EV_USE_DELAY:
+		fprintf(f, "induced delay %s: use_delay %lld -> %lld, %lluus pending",
+			c->new > 0 ? (c->old > 0 ? "deeper" : "ON") : "OFF",
+			(long long)c->old, (long long)c->new,
+			(unsigned long long)c->delay_ns / 1000);
+		break;
+	}
+	fprintf(f, " (sampled, within %.0fms)\n", (t - since) * 1000);
+}
+
+/* The events' record kinds the functions cannot give ... */
 static const int cannot_see[] = {
 	IOLAT_EV_WINDOW, IOLAT_EV_TARGET, IOLAT_EV_COOKIE, IOLAT_EV_GRP_CLEAR,
 	IOLAT_EV_DEPTH, IOLAT_EV_THROTTLE, IOLAT_EV_USE_DELAY, IOLAT_EV_CHARGE,
 	IOLAT_EV_PAY, IOLAT_EV_ENABLE, IOLAT_EV_RESET, IOLAT_EV_SKIP,
 };
 
+/* ... of which the state's samples give these, as changes between two. */
+static bool sampled_kind(int type)
+{
+	return type == IOLAT_EV_TARGET || type == IOLAT_EV_COOKIE ||
+	       type == IOLAT_EV_GRP_CLEAR || type == IOLAT_EV_DEPTH ||
+	       type == IOLAT_EV_USE_DELAY;
+}
+
 void snoop_print_mode(FILE *f, bool json, double t, const char *reason,
-		      const struct iolat_fns *fns, bool all, int cgroupns)
+		      const struct iolat_fns *fns, bool all, int cgroupns,
+		      const char *state, int sample_ms)
 {
 	bool charge = fns && fns->attached[IOLAT_FN_ADD_DELAY] && all;
 	bool sleep = fns && fns->attached[IOLAT_FN_THROTTLE];
+	bool sampled = state && !strcmp(state, "used");
 	char text[512];
 	size_t i;
+	int n;
 
 	if (!json && cgroupns == 1)
 		fprintf(f, "# inside a cgroup namespace: paths start at its root\n");
@@ -368,12 +478,22 @@ void snoop_print_mode(FILE *f, bool json, double t, const char *reason,
 	if (!fns)
 		return;
 	if (!json) {
-		fprintf(f, "# mode: functions (%s): %s; logs:%s%s%s; cannot see (the events "
-			"only):", reason, iolat_fns_text(fns, text, sizeof(text)),
+		fprintf(f, "# mode: functions (%s): %s; logs:%s%s%s; ", reason,
+			iolat_fns_text(fns, text, sizeof(text)),
 			charge ? " charge" : "", sleep ? " sleep" : "",
 			charge || sleep ? "" : " nothing (charges need -a)");
+		if (sampled) {
+			fprintf(f, "io.latency's state sampled every %dms, its changes:", sample_ms);
+			for (i = 0; i < sizeof(cannot_see) / sizeof(*cannot_see); i++)
+				if (sampled_kind(cannot_see[i]))
+					fprintf(f, " %s", snoop_type_names[cannot_see[i]]);
+		} else {
+			fprintf(f, "io.latency's state not read: %s", state ?: "?");
+		}
+		fprintf(f, "; cannot see (the events only):");
 		for (i = 0; i < sizeof(cannot_see) / sizeof(*cannot_see); i++)
-			fprintf(f, " %s", snoop_type_names[cannot_see[i]]);
+			if (!sampled || !sampled_kind(cannot_see[i]))
+				fprintf(f, " %s", snoop_type_names[cannot_see[i]]);
 		fputc('\n', f);
 		return;
 	}
@@ -387,10 +507,21 @@ void snoop_print_mode(FILE *f, bool json, double t, const char *reason,
 		iolat_json_text(f, fns->attached[i] ? "attached" :
 			       fns->why[i][0] ? fns->why[i] : "not attached");
 	}
-	fprintf(f, "},\"logs\":[%s%s%s],\"cannot_see\":[", charge ? "\"charge\"" : "",
+	fprintf(f, "},\"logs\":[%s%s%s],\"state\":", charge ? "\"charge\"" : "",
 		charge && sleep ? "," : "", sleep ? "\"sleep\"" : "");
-	for (i = 0; i < sizeof(cannot_see) / sizeof(*cannot_see); i++)
-		fprintf(f, "%s\"%s\"", i ? "," : "", snoop_type_names[cannot_see[i]]);
+	iolat_json_text(f, state ?: "?");
+	if (sampled)
+		fprintf(f, ",\"sample_ms\":%d", sample_ms);
+	else
+		fputs(",\"sample_ms\":null", f);
+	fputs(",\"sampled\":[", f);
+	for (i = 0, n = 0; i < sizeof(cannot_see) / sizeof(*cannot_see); i++)
+		if (sampled && sampled_kind(cannot_see[i]))
+			fprintf(f, "%s\"%s\"", n++ ? "," : "", snoop_type_names[cannot_see[i]]);
+	fputs("],\"cannot_see\":[", f);
+	for (i = 0, n = 0; i < sizeof(cannot_see) / sizeof(*cannot_see); i++)
+		if (!sampled || !sampled_kind(cannot_see[i]))
+			fprintf(f, "%s\"%s\"", n++ ? "," : "", snoop_type_names[cannot_see[i]]);
 	fputs("]}\n", f);
 }
 
@@ -426,12 +557,33 @@ static bool has_culprit(__u32 type)
 	       type == IOLAT_EV_RESET;
 }
 
-int snoop_record(void *ctx, void *data, size_t len)
+/*
+ * A record's cgroup and culprit (@culprit_id 0: none) as paths in *@path
+ * and *@culprit, NULL for one we cannot place (outside our namespace:
+ * cgroup null, its id); false when -c filters the record out.
+ */
+static bool record_paths(struct snoop_out *o, __u64 cgroup_id, __u64 culprit_id,
+			 const char **path, const char **culprit)
 {
 	static char pbuf[PATH_MAX];
+
+	*path = o->path(o->arg, cgroup_id);
+	/* Copied: the culprit's lookup may overwrite it. */
+	if (*path) {
+		snprintf(pbuf, sizeof(pbuf), "%s", *path);
+		*path = pbuf;
+	}
+	*culprit = culprit_id ? o->path(o->arg, culprit_id) : NULL;
+	return !o->re ||
+	       (*path && !regexec(o->re, *path, 0, NULL, 0)) ||
+	       (*culprit && !regexec(o->re, *culprit, 0, NULL, 0));
+}
+
+int snoop_record(void *ctx, void *data, size_t len)
+{
 	struct snoop_out *o = ctx;
 	struct iolat_event e;
-	const char *path, *culprit = NULL;
+	const char *path, *culprit;
 	double t;
 
 	if (len < sizeof(e) || o->err)
@@ -439,18 +591,8 @@ int snoop_record(void *ctx, void *data, size_t len)
 	memcpy(&e, data, sizeof(e));
 	if (e.type >= IOLAT_EV_NR)
 		return 0;
-	/* A cgroup we cannot place (outside our namespace): cgroup null, its id. */
-	path = o->path(o->arg, e.cgroup_id);
-	/* Copied: the culprit's lookup may overwrite it. */
-	if (path) {
-		snprintf(pbuf, sizeof(pbuf), "%s", path);
-		path = pbuf;
-	}
-	if (has_culprit(e.type))
-		culprit = o->path(o->arg, e.scale.culprit_id);
-	if (o->re &&
-	    (!path || regexec(o->re, path, 0, NULL, 0)) &&
-	    (!culprit || regexec(o->re, culprit, 0, NULL, 0)))
+	if (!record_paths(o, e.cgroup_id, has_culprit(e.type) ? e.scale.culprit_id : 0,
+			  &path, &culprit))
 		return 0;
 	t = o->t0_real + (e.ts_ns / 1e9 - o->t0_mono);
 	if (o->json)
@@ -464,6 +606,19 @@ int snoop_record(void *ctx, void *data, size_t len)
 	 * is written here before stdio's own flush of a full buffer would:
 	 * that one cuts a record in two, and its error keeps no errno.
 	 */
+	if (__fpending(o->f) >= SNOOP_FLUSH_AT)
+		snoop_flush(o);
+	return 0;
+}
+
+int snoop_record_sampled(struct snoop_out *o, const struct snoop_change *c,
+			 double since, double t)
+{
+	const char *path, *culprit;
+
+	if (o->err || !record_paths(o, c->cgroup_id, c->culprit_id, &path, &culprit))
+		return 0;
+	snoop_print_sampled(o->f, o->json, c, path, culprit, since, t);
 	if (__fpending(o->f) >= SNOOP_FLUSH_AT)
 		snoop_flush(o);
 	return 0;

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include "iolat.h"
 #include "iolat-common.h"
+#include "iolat-snoop-state.h"
 
 extern const char *const snoop_type_names[IOLAT_EV_NR];
 
@@ -21,12 +22,15 @@ void snoop_print_header(FILE *f);
  * First of all: what the records rest on.  @fns NULL: the events.  Else,
  * without them: why (@reason), which of the controller's functions @fns
  * are attached, which records follow (charges with -a, @all) and which of
- * the events' it cannot give.  @cgroupns (iolat_cgroupns()): the paths
- * start at a cgroup namespace's root.  A "mode" record with @json, else
- * a line starting with "#" (none for the events outside a namespace).
+ * the events' it cannot give; @state: "used" when io.latency's state is
+ * sampled every @sample_ms (its changes are records then), else why not.
+ * @cgroupns (iolat_cgroupns()): the paths start at a cgroup namespace's
+ * root.  A "mode" record with @json, else a line starting with "#" (none
+ * for the events outside a namespace).
  */
 void snoop_print_mode(FILE *f, bool json, double t, const char *reason,
-		      const struct iolat_fns *fns, bool all, int cgroupns);
+		      const struct iolat_fns *fns, bool all, int cgroupns,
+		      const char *state, int sample_ms);
 /*
  * Event @e at @t (seconds since the epoch); @path and @culprit are the
  * cgroup's and the culprit's paths, NULL when unknown.
@@ -36,6 +40,16 @@ void snoop_print_text(FILE *f, const struct iolat_event *e, const char *path,
 /* The same as one JSON object, one line. */
 void snoop_print_json(FILE *f, const struct iolat_event *e, const char *path,
 		      const char *culprit, double t);
+/*
+ * A change between two samples of io.latency's state, at @t, the sample
+ * that saw it, since @since, the one before: the record of the event it
+ * stands for, "source":"sampled" and "since" in JSON, "(sampled, within
+ * N ms)" in text.  What a sample cannot tell is not there: a cookie
+ * move's steps, idle time and cause (by), a depth's nr_requests, who
+ * wrote a target.
+ */
+void snoop_print_sampled(FILE *f, bool json, const struct snoop_change *c,
+			 const char *path, const char *culprit, double since, double t);
 
 /*
  * The BPF side's count of lost events is @lost, of which *@reported were
@@ -69,6 +83,13 @@ struct snoop_out {
  * skipped, and once o->err is set nothing more is printed.
  */
 int snoop_record(void *ctx, void *data, size_t len);
+/*
+ * A change between two samples (snoop_print_sampled()), as snoop_record()
+ * prints an event: the cgroup's and the culprit's paths looked up, -c's
+ * filter, flushed past SNOOP_FLUSH_AT.
+ */
+int snoop_record_sampled(struct snoop_out *o, const struct snoop_change *c,
+			 double since, double t);
 /* The records printed, flushed: after each batch.  0 or o->err. */
 int snoop_flush(struct snoop_out *o);
 

@@ -8,9 +8,11 @@
 #include <argp.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include "iolat.h"
 #include "iolat-common.h"
@@ -18,9 +20,19 @@
 #include "iolat-fallback.h"
 #include "iolat-map.h"
 #include "iolat-snoop-output.h"
+#include "iolat-snoop-state.h"
+#include "iolat-state.h"
 #include "iolat-snoop.skel.h"
 
 #define TOOL "iolat-snoop"
+
+/*
+ * Without the events, io.latency's state is sampled this often (ms): a
+ * change that comes and goes within it is not seen.  The cookie moves at
+ * most once a window (100 ms on a fast disk) and a group's depth once a
+ * window of its own.
+ */
+#define SAMPLE_MS 100
 
 static struct env {
 	__u32 dev;
@@ -32,14 +44,17 @@ static struct env {
 	double duration;
 	bool no_events;		/* --no-events: the fallback, forced */
 	bool no_functions;	/* --no-functions: nothing to fall back on */
-} env;
+	bool no_state;		/* --no-state: io.latency's state not sampled */
+	int sample_ms;		/* --sample-ms: the state's sampling period */
+} env = { .sample_ms = SAMPLE_MS };
 
 const char *argp_program_version = TOOL " 0.1";
 const char *argp_program_bug_address = "the iolat issue tracker";
 static const char doc[] =
 "Print io.latency's decisions as they happen, one line each.\n"
 "\n"
-"USAGE: " TOOL " [-d DEV] [-c REGEX] [-a] [-j] [--no-events] [--no-functions] [duration]\n"
+"USAGE: " TOOL " [-d DEV] [-c REGEX] [-a] [-j] [--no-events]\n"
+"       [--no-functions] [--no-state] [--sample-ms MS] [duration]\n"
 "\n"
 "Each line says what the controller decided for a (device, cgroup): a\n"
 "window that missed its target, its accumulated statistic, the verdict\n"
@@ -60,15 +75,20 @@ static const char doc[] =
 "is in use: a charge line per blkcg_add_delay() (with -a; the delay\n"
 "charged and pending) and a sleep line per task that slept in\n"
 "blkcg_maybe_throttle_current() (its io cgroup, pid, comm, time slept).\n"
-"The first line (-j: a \"mode\" record) says so, which functions are\n"
-"attached and why not the others, and which decisions only the events\n"
-"show.\n"
+"And io.latency's own state, read through the kernel's BTF every 100 ms\n"
+"(--sample-ms): a target written, a parent's cookie moved or its culprit\n"
+"forgotten, a group's depth or use_delay changed, each a line of the\n"
+"event it stands for, marked sampled, with the interval it happened in\n"
+"(-j: \"source\":\"sampled\", \"since\"); what comes and goes within\n"
+"an interval is not seen.  The first line (-j: a \"mode\" record) says\n"
+"so, which functions are attached and why not the others, whether the\n"
+"state is read, and which decisions only the events show.\n"
 "\n"
 "EXIT STATUS: 0 ok (a reader of stdout that went away included), 1\n"
 "run-time error (stdout cannot be written included), 2 bad arguments, 3\n"
 "not root, or a kernel without all of the iolatency tracepoints (it names\n"
-"those missing) where neither function can be traced, or no cgroup has\n"
-"io.latency.\n"
+"those missing) where neither function can be traced nor the state read,\n"
+"or no cgroup has io.latency.\n"
 "\n"
 "EXAMPLES:\n"
 "    " TOOL "                # decisions until Ctrl-C\n"
@@ -80,6 +100,8 @@ static const char doc[] =
 
 #define OPT_NO_EVENTS 256
 #define OPT_NO_FUNCTIONS 257
+#define OPT_NO_STATE 258
+#define OPT_SAMPLE_MS 259
 
 static const struct argp_option opts[] = {
 	{ "device", 'd', "DEV", 0, "Only this disk (nullb0, /dev/nullb0 or MAJ:MIN); a partition is refused (exit 2): io.latency works on whole disks", 0 },
@@ -87,7 +109,9 @@ static const struct argp_option opts[] = {
 	{ "all", 'a', NULL, 0, "Also windows that changed nothing, bios that slept for a slot, delay charges", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
 	{ "no-events", OPT_NO_EVENTS, NULL, 0, "Do without the iolatency events even if the kernel has them: log what the controller's functions show, as on a kernel without the series", 0 },
-	{ "no-functions", OPT_NO_FUNCTIONS, NULL, 0, "Without the events, trace none of the controller's functions: as on a kernel that inlines them (exit 3)", 0 },
+	{ "no-functions", OPT_NO_FUNCTIONS, NULL, 0, "Without the events, trace none of the controller's functions: as on a kernel that inlines them (with --no-state too: exit 3)", 0 },
+	{ "no-state", OPT_NO_STATE, NULL, 0, "Without the events, do not sample io.latency's state", 0 },
+	{ "sample-ms", OPT_SAMPLE_MS, "MS", 0, "Without the events, sample io.latency's state every MS milliseconds (10-10000, default 100)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
@@ -119,6 +143,24 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_NO_FUNCTIONS:
 		env.no_functions = true;
 		break;
+	case OPT_NO_STATE:
+		env.no_state = true;
+		break;
+	case OPT_SAMPLE_MS: {
+		char *end;
+		long ms;
+
+		errno = 0;
+		ms = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || ms < 10 || ms > 10000) {
+			fprintf(stderr, TOOL ": invalid --sample-ms '%s': milliseconds, 10 to 10000\n",
+				arg);
+			parse_status = IOLAT_EXIT_USAGE;
+			return EINVAL;
+		}
+		env.sample_ms = ms;
+		break;
+	}
 	case 'v':
 		iolat_verbose = true;
 		break;
@@ -156,9 +198,22 @@ static const char *names_path(void *arg, __u64 id)
 static struct iolat_snoop_bpf *obj;
 static struct iolat_fallback_bpf *fb;
 
+/*
+ * Without the events: io.latency's state (NULL: not read, state_why says
+ * why), its sample's buffer, the last sample kept to compare the next
+ * with and its time, and when the next is due (CLOCK_MONOTONIC, seconds).
+ */
+static struct iolat_state_reader *state_reader;
+static struct iolat_state *state_buf;
+static struct snoop_state state_prev;
+static double state_at, state_next;
+static char state_why[512];
+
 static const struct iolat_lost *lost_causes(void)
 {
-	return obj ? &obj->bss->lost : iolat_fallback_lost(fb);
+	static const struct iolat_lost none;
+
+	return obj ? &obj->bss->lost : fb ? iolat_fallback_lost(fb) : &none;
 }
 
 static __u64 lost_now(void)
@@ -176,6 +231,27 @@ static void report_lost(__u64 *reported)
 	snoop_report_lost(stdout, env.json, iolat_now(), lost, reported);
 }
 
+/* The state reader, unless --no-state; where it cannot run, why in state_why. */
+static void start_state(void)
+{
+	if (env.no_state) {
+		snprintf(state_why, sizeof(state_why), "off (--no-state)");
+		return;
+	}
+	state_buf = malloc(IOLAT_STATE_MAX * sizeof(*state_buf));
+	if (!state_buf) {
+		snprintf(state_why, sizeof(state_why), "%s", strerror(ENOMEM));
+		return;
+	}
+	state_reader = iolat_state_open(env.dev, state_why, sizeof(state_why));
+	if (state_reader) {
+		snprintf(state_why, sizeof(state_why), "used");
+		return;
+	}
+	free(state_buf);
+	state_buf = NULL;
+}
+
 /*
  * Without the events (@why): the controller's functions, where there is
  * an io.latency to watch and the kernel lets one of them be traced.
@@ -184,7 +260,7 @@ static void report_lost(__u64 *reported)
 static int start_fallback(const char *why, struct iolat_fns *fns)
 {
 	char text[512];
-	int err;
+	int err, traceable;
 
 	/* The walk is the names' tree too, walked again for an unknown id. */
 	err = iolat_cgroups_scan(&names.tree);
@@ -201,21 +277,84 @@ static int start_fallback(const char *why, struct iolat_fns *fns)
 			"(echo +io > %s/cgroup.subtree_control)\n", why, iolat_cgroup_root());
 		return IOLAT_EXIT_UNSUPPORTED;
 	}
-	if (!iolat_fns_probe(fns, env.no_functions)) {
-		fprintf(stderr, TOOL ": %s (for the events: the series in patches/), and "
-			"neither of the controller's functions can be traced: %s\n", why,
-			iolat_fns_text(fns, text, sizeof(text)));
+	start_state();
+	traceable = iolat_fns_probe(fns, env.no_functions);
+	if (!traceable && !state_reader) {
+		fprintf(stderr, TOOL ": %s (for the events: the series in patches/), "
+			"neither of the controller's functions can be traced: %s, and "
+			"io.latency's state is not read: %s\n", why,
+			iolat_fns_text(fns, text, sizeof(text)), state_why);
 		return IOLAT_EXIT_UNSUPPORTED;
 	}
-	fb = iolat_fallback_start(TOOL, fns, env.dev, true, env.all, 0);
-	if (!fb) {
-		fprintf(stderr, TOOL ": %s, and the controller's functions could not be "
-			"traced: %s\n", why, iolat_fns_text(fns, text, sizeof(text)));
+	if (traceable) {
+		fb = iolat_fallback_start(TOOL, fns, env.dev, true, env.all, 0);
+		if (!fb) {
+			fprintf(stderr, TOOL ": %s, and the controller's functions could not be "
+				"traced: %s\n", why, iolat_fns_text(fns, text, sizeof(text)));
+			return IOLAT_EXIT_ERROR;
+		}
+	}
+	if (traceable)
+		fprintf(stderr, TOOL ": %s: induced delay from the controller's functions "
+			"(%s); ", why, iolat_fns_text(fns, text, sizeof(text)));
+	else
+		fprintf(stderr, TOOL ": %s: no induced delay, neither of the controller's "
+			"functions traced (%s); ", why, iolat_fns_text(fns, text, sizeof(text)));
+	if (state_reader)
+		fprintf(stderr, "io.latency's state sampled every %dms: targets, scale cookies, "
+			"culprits forgotten, depths and use_delay as changes between two "
+			"samples; windows, throttled bios and the rest need the events\n",
+			env.sample_ms);
+	else
+		fprintf(stderr, "io.latency's state not read (%s): windows, targets, scale "
+			"cookies, depths, throttled bios and use_delay need the events\n",
+			state_why);
+	return IOLAT_EXIT_OK;
+}
+
+static void print_change(void *arg, const struct snoop_change *c)
+{
+	double *t = arg;
+
+	snoop_record_sampled(&out, c, t[0], t[1]);
+}
+
+/*
+ * A sample of the state, and what changed since the one before, printed.
+ * A walk that fails is said once, and the next one compared with the
+ * last that worked; one that left groups out, too.  0, or an exit status.
+ */
+static int state_sample(void)
+{
+	static bool told, told_dropped;
+	struct iolat_state_walk walk;
+	double t[2];
+	int err;
+
+	/* Due again a period on, whether this walk works or not. */
+	state_next = iolat_mono() + env.sample_ms / 1000.0;
+	err = iolat_state_sample(state_reader, state_buf, IOLAT_STATE_MAX, &walk);
+	if (err) {
+		if (!told)
+			fprintf(stderr, TOOL ": io.latency's state not read: its walk failed: "
+				"%s; said once, tried again at each sample\n", strerror(-err));
+		told = true;
+		return IOLAT_EXIT_OK;
+	}
+	if (walk.dropped && !told_dropped) {
+		told_dropped = true;
+		fprintf(stderr, TOOL ": the walk of io.latency's state left %zu groups out "
+			"(more than it holds, or gone during it): their changes are not "
+			"seen; said once\n", walk.dropped);
+	}
+	/* On the records' clock: the walk's end, then the previous one's. */
+	t[1] = out.t0_real + (walk.now_ns / 1e9 - out.t0_mono);
+	t[0] = out.t0_real + (state_at - out.t0_mono);
+	state_at = walk.now_ns / 1e9;
+	if (snoop_state_diff(&state_prev, state_buf, walk.count, print_change, t) < 0) {
+		fprintf(stderr, TOOL ": %s\n", strerror(ENOMEM));
 		return IOLAT_EXIT_ERROR;
 	}
-	fprintf(stderr, TOOL ": %s: induced delay from the controller's functions (%s); "
-		"windows, targets, scale cookies, depths, throttled bios and use_delay "
-		"need the events\n", why, iolat_fns_text(fns, text, sizeof(text)));
 	return IOLAT_EXIT_OK;
 }
 
@@ -277,9 +416,10 @@ int main(int argc, char **argv)
 	out = (struct snoop_out){ .f = stdout, .json = env.json,
 				  .re = env.cgroup_filter ? &env.cgroup_re : NULL,
 				  .path = names_path, .arg = &names };
-	rb = ring_buffer__new(obj ? bpf_map__fd(obj->maps.events) : iolat_fallback_events_fd(fb),
-			      snoop_record, &out, NULL);
-	if (!rb) {
+	if (obj || fb)
+		rb = ring_buffer__new(obj ? bpf_map__fd(obj->maps.events) :
+				      iolat_fallback_events_fd(fb), snoop_record, &out, NULL);
+	if (!rb && (obj || fb)) {
 		fprintf(stderr, TOOL ": failed to create ring buffer: %s\n", strerror(errno));
 		err = IOLAT_EXIT_ERROR;
 		goto cleanup;
@@ -289,21 +429,48 @@ int main(int argc, char **argv)
 	out.t0_real = iolat_now();
 	out.t0_mono = iolat_mono();
 	end = env.duration ? out.t0_mono + env.duration : 0;
-	snoop_print_mode(stdout, env.json, out.t0_real, why, fb ? &fns : NULL, env.all,
-			 iolat_cgroupns());
+	snoop_print_mode(stdout, env.json, out.t0_real, why, obj ? NULL : &fns, env.all,
+			 iolat_cgroupns(), state_why, env.sample_ms);
 	if (!env.json)
 		snoop_print_header(stdout);
-	fprintf(stderr, TOOL ": tracing %s%s. Hit Ctrl-C to end.\n",
-		fb ? "induced delay" : "io.latency decisions", env.all ? " (all events)" : "");
+	fprintf(stderr, TOOL ": tracing %s%s%s%s. Hit Ctrl-C to end.\n",
+		obj ? "io.latency decisions" : fb ? "induced delay" : "",
+		!obj && fb && state_reader ? " and " : "",
+		state_reader ? "io.latency's state" : "", env.all ? " (all events)" : "");
+	/* The first sample: what the next ones are compared with. */
+	if (state_reader) {
+		err = state_sample();
+		if (err)
+			goto cleanup;
+	}
 
 	while (!iolat_exiting) {
-		err = ring_buffer__poll(rb, 100);
+		int ms = 100;
+
+		if (state_reader) {
+			double next = state_next - iolat_mono();
+
+			/* Rounded up: woken before it is due, the loop would spin. */
+			ms = next <= 0 ? 0 : next < 0.1 ? (int)ceil(next * 1000) : 100;
+		}
+		if (rb) {
+			err = ring_buffer__poll(rb, ms);
+		} else {
+			err = 0;
+			if (ms)
+				usleep(ms * 1000);
+		}
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, TOOL ": error polling ring buffer: %s\n", strerror(-err));
 			err = IOLAT_EXIT_ERROR;
 			goto cleanup;
 		}
 		report_lost(&reported);
+		if (state_reader && iolat_mono() >= state_next) {
+			err = state_sample();
+			if (err)
+				goto cleanup;
+		}
 		/* The batch the poll printed, at once (a terminal, line by line). */
 		if (snoop_flush(&out))
 			iolat_exiting = 1;
@@ -315,8 +482,14 @@ int main(int argc, char **argv)
 		if (end && iolat_mono() >= end)
 			break;
 	}
-	if (!out.err)
+	if (!out.err && rb)
 		ring_buffer__consume(rb);
+	/* The changes since the last sample, to the end. */
+	if (!out.err && state_reader) {
+		err = state_sample();
+		if (err)
+			goto cleanup;
+	}
 	report_lost(&reported);
 	snoop_flush(&out);
 	/* A reader that went away (EPIPE) ends the log: no error. */
@@ -328,6 +501,9 @@ cleanup:
 	ring_buffer__free(rb);
 	iolat_snoop_bpf__destroy(obj);
 	iolat_fallback_stop(fb);
+	iolat_state_close(state_reader);
+	free(state_buf);
+	snoop_state_free(&state_prev);
 	iolat_names_free(&names);
 	iolat_map_free(&changes_map);
 	return err;

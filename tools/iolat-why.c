@@ -497,8 +497,8 @@ static int run_live(struct why_model *m)
 	}
 	/*
 	 * iolat-snoop cannot trace here (a kernel without the events where
-	 * neither of the controller's functions can be traced), iolat-top
-	 * could: its io.stat mode is what there is.
+	 * neither of the controller's functions can be traced nor the state
+	 * read), iolat-top could: its io.stat mode is what there is.
 	 */
 	if (!err && code[0] == IOLAT_EXIT_UNSUPPORTED && !st[1] && src[1].records) {
 		fprintf(stderr, TOOL ": iolat-snoop cannot trace on this kernel (above): "

@@ -15,6 +15,7 @@
 #include "iolat-common.h"
 #include "iolat.h"
 #include "iolat-snoop-output.h"
+#include "iolat-snoop-state.h"
 
 /* Fake devices: a major no host has, so its name is "MAJ:MIN". */
 #define DEV1 IOLAT_MKDEV(4000U, 1U)
@@ -209,16 +210,22 @@ static void test_every_event(void)
 }
 
 /* What snoop_print_mode() writes, JSON or text (static, until the next call). */
-static const char *mode_ns(bool json, const struct iolat_fns *fns, bool all, int cgroupns)
+static const char *mode_state(bool json, const struct iolat_fns *fns, bool all, int cgroupns,
+			      const char *state)
 {
 	FILE *f = out_open();
 
 	snoop_print_mode(f, json, T0, "this kernel has no iolatency tracepoints", fns, all,
-			 cgroupns);
+			 cgroupns, state, 100);
 	out_close(f);
 	if (json && records)
 		fputs(out_buf, records);
 	return out_buf;
+}
+
+static const char *mode_ns(bool json, const struct iolat_fns *fns, bool all, int cgroupns)
+{
+	return mode_state(json, fns, all, cgroupns, "used");
 }
 
 static const char *mode(bool json, const struct iolat_fns *fns, bool all)
@@ -265,9 +272,16 @@ static void test_fallback(void)
 		     "\"mode_reason\":"
 		     "\"this kernel has no iolatency tracepoints\",\"functions\":{"
 		     "\"blkcg_add_delay\":\"attached\",\"blkcg_maybe_throttle_current\":"
-		     "\"attached\"},\"logs\":[\"charge\",\"sleep\"],\"cannot_see\":[\"window\",") &&
+		     "\"attached\"},\"logs\":[\"charge\",\"sleep\"],\"state\":\"used\","
+		     "\"sample_ms\":100,\"sampled\":[\"target\",\"cookie\",\"culprit_forgotten\","
+		     "\"depth\",\"use_delay\"],\"cannot_see\":[\"window\",\"throttle\",") &&
 	      strstr(out, "\"delay_pay\",\"enable\",\"scale_reset\",\"scale_skip\"]}\n"),
-	      "fallback: the mode record, both functions attached, -a: %s", out);
+	      "fallback: the mode record, both functions attached, -a, the state sampled: %s", out);
+	out = mode_state(true, &fns, true, 0, "off (--no-state)");
+	check(strstr(out, "\"logs\":[\"charge\",\"sleep\"],\"state\":\"off (--no-state)\","
+		     "\"sample_ms\":null,\"sampled\":[],\"cannot_see\":[\"window\",\"target\","
+		     "\"cookie\",") != NULL,
+	      "fallback: the mode record, the state not read: why, nothing sampled: %s", out);
 	fns.attached[IOLAT_FN_THROTTLE] = false;
 	snprintf(fns.why[IOLAT_FN_THROTTLE], sizeof(fns.why[0]), "not in /proc/kallsyms (inlined)");
 	out = mode(true, &fns, false);
@@ -277,9 +291,14 @@ static void test_fallback(void)
 	out = mode(false, &fns, true);
 	check(strstr(out, "# mode: functions (this kernel has no iolatency tracepoints): "
 		     "blkcg_add_delay attached; blkcg_maybe_throttle_current not attached: "
-		     "not in /proc/kallsyms (inlined); logs: charge; cannot see (the events only): "
-		     "window target cookie") == out,
+		     "not in /proc/kallsyms (inlined); logs: charge; io.latency's state sampled "
+		     "every 100ms, its changes: target cookie culprit_forgotten depth use_delay; "
+		     "cannot see (the events only): window throttle delay_charge") == out,
 	      "fallback: the text mode's first line: %s", out);
+	out = mode_state(false, &fns, true, 0, "no BTF");
+	check(strstr(out, "; logs: charge; io.latency's state not read: no BTF; cannot see "
+		     "(the events only): window target cookie") != NULL,
+	      "fallback: the text mode's first line, the state not read: %s", out);
 	e.fn_charge.charge_ns = 2500000;
 	e.fn_charge.delay_ns = 7500000;
 	out = json(&e, "/p/loose", NULL);
@@ -300,6 +319,130 @@ static void test_fallback(void)
 	out = text(&e, "/p/loose", NULL);
 	check(strstr(out, "sleep        pid 7 (dd) slept 250.0ms in blkcg_maybe_throttle_current\n") != NULL,
 	      "fallback: a sleep line: %s", out);
+}
+
+/* A change between two samples, as snoop_print_sampled() writes it. */
+static const char *sampled(bool json_out, const struct snoop_change *c, const char *path,
+			   const char *culprit)
+{
+	FILE *f = out_open();
+
+	snoop_print_sampled(f, json_out, c, path, culprit, T0 - 0.1, T0);
+	out_close(f);
+	if (json_out && records)
+		fputs(out_buf, records);
+	return out_buf;
+}
+
+static struct snoop_change changes[16];
+static int nchanges;
+
+static void keep_change(void *arg, const struct snoop_change *c)
+{
+	if (nchanges < 16)
+		changes[nchanges++] = *c;
+}
+
+static struct iolat_state group(__u64 id, __u64 parent)
+{
+	return (struct iolat_state){ .cgroup_id = id, .parent_id = parent, .dev = DEV1,
+				     .depth = IOLAT_DEPTH_MAX, .cookie = 1000000,
+				     .children.cookie = 1000000, .flags = IOLAT_STATE_ONLINE };
+}
+
+/*
+ * Without the events, io.latency's state sampled: what changed between
+ * two samples, one change of each kind a record of the event it stands
+ * for, marked sampled, with the interval; the first sample, and a group
+ * in only one of two, give none.
+ */
+static void test_sampled(void)
+{
+	struct snoop_state st = {};
+	struct iolat_state s[4];
+	const char *out;
+	int n;
+
+	/* /p (10) with /p/loose (42) and /p/tight (43, 1ms). */
+	s[0] = group(10, 1);
+	s[1] = group(42, 10);
+	s[2] = group(43, 10);
+	s[2].target_ns = 1000000;
+	n = snoop_state_diff(&st, s, 3, keep_change, NULL);
+	check(n == 0 && nchanges == 0, "sampled: the first sample gives no change (%d)", n);
+	/* tight missed: /p scaled down for it, loose at depth 8, delayed; tight's target 2ms. */
+	s[0].children.cookie = 999996;
+	s[0].flags |= IOLAT_STATE_CULPRIT;
+	s[0].children.culprit_id = 43;
+	s[0].children.scale_lat_ns = 1000000;
+	s[1].depth = 8;
+	s[1].cookie = 999996;
+	s[1].use_delay = 1;
+	s[1].delay_ns = 5000000;
+	s[2].target_ns = 2000000;
+	s[2].win_ns = 100000000;
+	s[3] = group(44, 10);	/* new: no change */
+	n = snoop_state_diff(&st, s, 4, keep_change, NULL);
+	check(n == 4 && nchanges == 4 && changes[0].type == IOLAT_EV_COOKIE &&
+	      changes[0].cgroup_id == 10 && changes[1].type == IOLAT_EV_DEPTH &&
+	      changes[2].type == IOLAT_EV_USE_DELAY && changes[3].type == IOLAT_EV_TARGET &&
+	      changes[3].cgroup_id == 43,
+	      "sampled: cookie, depth, use_delay, target, parent first (%d: %d %d %d %d)", n,
+	      changes[0].type, changes[1].type, changes[2].type, changes[3].type);
+	out = sampled(true, &changes[0], "/p", "/p/tight");
+	check(strstr(out, "\"event\":\"cookie\",\"device\":\"4000:1\",\"cgroup\":\"/p\","
+		     "\"cgroup_id\":10,\"source\":\"sampled\",\"since\":1764763200.400000,"
+		     "\"old\":1000000,\"new\":999996,\"direction\":\"down\",\"culprit\":"
+		     "\"/p/tight\",\"culprit_id\":43,\"scale_lat_us\":1000}\n") &&
+	      !strstr(out, "\"by\"") && !strstr(out, "step"),
+	      "sampled: a cookie record, no step or cause: %s", out);
+	out = sampled(false, &changes[0], "/p", "/p/tight");
+	check(strstr(out, "cookie       children scaled DOWN: cookie 1000000 -> 999996, for "
+		     "/p/tight (id 43, target 1000us) (sampled, within 100ms)\n") != NULL,
+	      "sampled: a cookie line: %s", out);
+	out = sampled(true, &changes[1], "/p/loose", NULL);
+	check(strstr(out, "\"source\":\"sampled\",\"since\":1764763200.400000,\"old\":\"max\","
+		     "\"new\":8,\"cookie\":999996}\n") && !strstr(out, "nr_requests"),
+	      "sampled: a depth record: %s", out);
+	out = sampled(false, &changes[1], "/p/loose", NULL);
+	check(strstr(out, "depth        depth max -> 8 (cookie 999996) (sampled, within 100ms)\n") != NULL,
+	      "sampled: a depth line: %s", out);
+	out = sampled(true, &changes[2], "/p/loose", NULL);
+	check(strstr(out, "\"event\":\"use_delay\",") &&
+	      strstr(out, "\"old\":0,\"new\":1,\"delay_us\":5000}\n"),
+	      "sampled: a use_delay record: %s", out);
+	out = sampled(true, &changes[3], "/p/tight", NULL);
+	check(strstr(out, "\"event\":\"target\",") &&
+	      strstr(out, "\"old_us\":1000,\"new_us\":2000,\"win_ms\":100}\n") &&
+	      !strstr(out, "\"by\""), "sampled: a target record, no writer: %s", out);
+	/* tight idle: the culprit forgotten, the cookie one step up. */
+	nchanges = 0;
+	s[0].flags &= ~IOLAT_STATE_CULPRIT;
+	s[0].children.culprit_id = 0;
+	s[0].children.cookie = 999997;
+	n = snoop_state_diff(&st, s, 4, keep_change, NULL);
+	check(n == 2 && changes[0].type == IOLAT_EV_COOKIE && changes[0].culprit_id == 0 &&
+	      changes[1].type == IOLAT_EV_GRP_CLEAR && changes[1].culprit_id == 43 &&
+	      changes[1].cookie == 999997,
+	      "sampled: cookie up, then the culprit forgotten, named (%d)", n);
+	out = sampled(true, &changes[1], "/p", "/p/tight");
+	check(strstr(out, "\"event\":\"culprit_forgotten\",") &&
+	      strstr(out, "\"since\":1764763200.400000,\"cookie\":999997,\"culprit\":"
+		     "\"/p/tight\",\"culprit_id\":43,\"scale_lat_us\":1000}\n"),
+	      "sampled: a culprit_forgotten record: %s", out);
+	out = sampled(false, &changes[0], "/p", NULL);
+	check(strstr(out, "children scaled UP: cookie 999996 -> 999997, no culprit named "
+		     "(sampled, within 100ms)\n") != NULL, "sampled: a cookie line up: %s", out);
+	/* A culprit the walk could not tell: named, not by id. */
+	changes[0].named = true;
+	out = sampled(false, &changes[0], "/p", NULL);
+	check(strstr(out, "cookie 999996 -> 999997, a culprit not told (gone, or left out of "
+		     "the walk) (sampled") != NULL, "sampled: a culprit not told: %s", out);
+	/* Nothing changed: nothing said. */
+	nchanges = 0;
+	n = snoop_state_diff(&st, s, 4, keep_change, NULL);
+	check(n == 0 && nchanges == 0, "sampled: the same sample again gives none (%d)", n);
+	snoop_state_free(&st);
 }
 
 /* The fake names of snoop_record()'s lookups: 42 /p/tight, 43 /q, else none. */
@@ -384,6 +527,7 @@ int main(int argc, char **argv)
 		return 2;
 	test_records();
 	test_fallback();
+	test_sampled();
 	test_lost();
 	test_text_escape();
 	test_mode_events();

@@ -7,7 +7,7 @@ command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
 tmp=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 host_cc "$tmp/snoop-test" "$REPO/tests/host/12-snoop.c" \
-	"$T/iolat-snoop-output.c" "$T/iolat-common.c"
+	"$T/iolat-snoop-output.c" "$T/iolat-snoop-state.c" "$T/iolat-common.c"
 "$tmp/snoop-test" "$tmp/records.json" || fail "the snoop test failed"
 if command -v jq >/dev/null; then
 	jq -e . "$tmp/records.json" >/dev/null || fail "a JSON record does not parse: $(cat "$tmp/records.json")"

@@ -344,11 +344,11 @@ awk '$1 == "iolat0" && $2 == "/iolat-p/tight" { found = 1; exit !($14 ~ /^[0-9]+
 grep -qE "^ +\`- children's cookie [0-9]+ \(-[0-9]+\), scaled for /iolat-p/tight, \? down / \? up$" /tmp/fb-text.out ||
 	fail "text with the state: the parent's line: $(grep -A1 -E '^iolat0 +/iolat-p ' /tmp/fb-text.out)"
 grep -A1 -E '^iolat0 +/iolat-p ' /tmp/fb-text.out
-# iolat-snoop without the events and without the functions: nothing to
-# log, exit 3, saying why.
-expect_exit 3 "neither of the controller's functions can be traced: blkcg_add_delay not attached: off \(--no-functions\)" \
-	"$TOOLS/iolat-snoop" --no-events --no-functions 1
-note "iolat-snoop --no-events --no-functions: $(cat /tmp/err.txt)"
+# iolat-snoop without the events, the functions and the state: nothing
+# to log, exit 3, saying why.  (With the state: tools/14-state.)
+expect_exit 3 "neither of the controller's functions can be traced: blkcg_add_delay not attached: off \(--no-functions\).*state is not read: off \(--no-state\)" \
+	"$TOOLS/iolat-snoop" --no-events --no-functions --no-state 1
+note "iolat-snoop --no-events --no-functions --no-state: $(cat /tmp/err.txt)"
 
 # ---- the swap scenario: delay charged and slept ----
 cg_remove iolat-p || fail "cannot remove iolat-p"
@@ -492,7 +492,8 @@ ratio "$(echo "$span" | jq .fn.charged)" "$(echo "$span" | jq .ev.charged)" ||
 ratio "$(echo "$span" | jq .fn.paid)" "$(echo "$span" | jq .ev.paid)" ||
 	fail "swap: delay paid by loose over the same seconds: functions $(echo "$span" | jq .fn.paid) ms, events $(echo "$span" | jq .ev.paid) ms"
 # iolat-snoop --no-events -a: its mode first, then loose's charges (each
-# the 10 ms target minus a bio's latency) and sleeps, nothing else.
+# the 10 ms target minus a bio's latency) and sleeps, and the state's
+# sampled changes (tools/14-state checks those); none of the events'.
 jqe true </tmp/fb-snoop.json >/dev/null || fail "iolat-snoop --no-events printed invalid JSON"
 head -1 /tmp/fb-snoop.json | jqe '.schema == 2 and .tool == "iolat-snoop" and .event == "mode" and
 	.mode == "functions" and .mode_reason == "--no-events" and .logs == ["charge", "sleep"] and
@@ -505,7 +506,8 @@ jq -e -s 'map(select(.event == "charge" and .cgroup == "/iolat-p/loose")) | leng
 jq -e -s 'map(select(.event == "sleep" and .cgroup == "/iolat-p/loose")) | length > 0 and
 	all(.slept_us > 0 and .slept_us < 2000000 and .pid > 0)' /tmp/fb-snoop.json >/dev/null ||
 	fail "iolat-snoop --no-events: loose's sleeps wrong or none"
-jq -e -s 'map(select(.event | IN("mode", "charge", "sleep", "lost") | not)) | length == 0' \
+jq -e -s 'map(select((.event | IN("mode", "charge", "sleep", "lost")) or .source == "sampled" | not)) |
+	length == 0' \
 	/tmp/fb-snoop.json >/dev/null || fail "iolat-snoop --no-events: a record of the events' kinds"
 note "iolat-snoop --no-events: $(jq -s -c 'group_by(.event) | map({(.[0].event): length}) | add' /tmp/fb-snoop.json), sleepers $(jq -r -s 'map(select(.event == "sleep") | .comm) | unique | join(" ")' /tmp/fb-snoop.json)"
 # iolat-why -D on both tools without the events: no_charge_without_target

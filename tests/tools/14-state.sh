@@ -9,7 +9,11 @@
 #    culprit tight's cgroup id, its scale_lat 1000us; -d keeps iolat0's
 #    groups, without it another disk's are there;
 #  - tight stopped: the culprit forgotten (null, never another id), then
-#    loose's depth max and use_delay 0, as io.stat says.
+#    loose's depth max and use_delay 0, as io.stat says; iolat-snoop
+#    without the events or the functions, from the state alone, logs it
+#    as sampled changes: the culprit forgotten naming tight, the cookie
+#    going up, loose's depth to max, each with the interval it happened
+#    in, and nothing the samples cannot give.
 # On the debug kernel and 6.12 the reads are relocated (tools/04-core
 # checks that the layouts differ there).
 . "$IOLAT_REPO/tests/lib.sh"
@@ -96,6 +100,12 @@ jq -r .device /tmp/state-all.json | grep -qx "$(majmin iolat1)" ||
 	fail "-d iolat0 gave other devices: $(jq -r .device /tmp/state-pinned.json | sort -u)"
 
 # Tight stops: forgotten 5 s after the last scale event, then the timer.
+"$TOOLS/iolat-snoop" --no-events --no-functions -j -d iolat0 >/tmp/snoop-state.json \
+	2>/tmp/snoop-state.err &
+snoop=$!
+bg_track $snoop
+wait_for 60 grep -q "Hit Ctrl-C" /tmp/snoop-state.err ||
+	fail "iolat-snoop --no-events --no-functions did not start: $(cat /tmp/snoop-state.err)"
 cg_kill iolat-p/tight
 forgotten() {
 	dump later -d iolat0
@@ -115,3 +125,23 @@ dump free -d iolat0
 row free "$loose" | jqe '.depth == "max" and .use_delay == 0' >/dev/null ||
 	fail "io.stat says loose is free, the dump: $(row free "$loose")"
 note "tight stopped: culprit forgotten, loose back at depth max and use_delay 0"
+
+kill -INT $snoop
+wait $snoop || fail "iolat-snoop --no-events --no-functions exited $? on SIGINT: $(cat /tmp/snoop-state.err)"
+S=/tmp/snoop-state.json
+head -1 $S | jqe '.event == "mode" and .mode == "functions" and .logs == [] and
+	.state == "used" and .sample_ms == 100 and
+	.sampled == ["target", "cookie", "culprit_forgotten", "depth", "use_delay"]' >/dev/null ||
+	fail "iolat-snoop from the state: its mode record: $(head -1 $S)"
+tail -n +2 $S | jqe '.source == "sampled" and .since < .time and .time - .since < 2 and
+	(.event | IN("target", "cookie", "culprit_forgotten", "depth", "use_delay"))' >/dev/null ||
+	fail "iolat-snoop from the state: none, or a record not a sampled change: $(tail -n +2 $S | head -5)"
+jq -e -s --argjson t "$tight" --argjson p "$p" 'any(.[]; .event == "culprit_forgotten" and
+	.cgroup_id == $p and .culprit_id == $t)' $S >/dev/null ||
+	fail "iolat-snoop from the state: no culprit_forgotten naming tight: $(jq -c 'select(.cgroup_id == '"$p"')' $S | head -5)"
+jq -e -s --argjson p "$p" 'any(.[]; .event == "cookie" and .cgroup_id == $p and .direction == "up")' \
+	$S >/dev/null || fail "iolat-snoop from the state: the parent's cookie never went up"
+jq -e -s --argjson l "$loose" 'map(select(.event == "depth" and .cgroup_id == $l)) |
+	length > 0 and last.new == "max"' $S >/dev/null ||
+	fail "iolat-snoop from the state: loose's depth changes do not end at max: $(jq -c 'select(.event == "depth")' $S | tail -3)"
+note "iolat-snoop from the state: $(tail -n +2 $S | jq -s -c 'group_by(.event) | map({(.[0].event): length}) | add')"
