@@ -240,22 +240,10 @@ static void report_lost(__u64 *reported)
 /* The state reader, unless --no-state; where it cannot run, why in state_why. */
 static void start_state(void)
 {
-	if (env.no_state) {
-		snprintf(state_why, sizeof(state_why), "off (--no-state)");
-		return;
-	}
-	state_buf = malloc(IOLAT_STATE_MAX * sizeof(*state_buf));
-	if (!state_buf) {
-		snprintf(state_why, sizeof(state_why), "%s", strerror(ENOMEM));
-		return;
-	}
-	state_reader = iolat_state_open(env.dev, state_why, sizeof(state_why));
-	if (state_reader) {
+	state_reader = iolat_state_start(env.no_state, env.dev, &state_buf, state_why,
+					 sizeof(state_why));
+	if (state_reader)
 		snprintf(state_why, sizeof(state_why), "used");
-		return;
-	}
-	free(state_buf);
-	state_buf = NULL;
 }
 
 /*
@@ -299,11 +287,9 @@ static int start_fallback(const char *why, struct iolat_fns *fns)
 				"traced: %s\n", why, iolat_fns_text(fns, text, sizeof(text)));
 			return IOLAT_EXIT_ERROR;
 		}
-	}
-	if (traceable)
 		fprintf(stderr, TOOL ": %s: induced delay from the controller's functions "
 			"(%s); ", why, iolat_fns_text(fns, text, sizeof(text)));
-	else
+	} else
 		fprintf(stderr, TOOL ": %s: no induced delay, neither of the controller's "
 			"functions traced (%s); ", why, iolat_fns_text(fns, text, sizeof(text)));
 	if (state_reader)

@@ -296,6 +296,29 @@ fail:
 	return NULL;
 }
 
+struct iolat_state_reader *iolat_state_start(bool off, __u32 dev, struct iolat_state **buf,
+					     char *why, size_t len)
+{
+	struct iolat_state_reader *r;
+
+	*buf = NULL;
+	if (off) {
+		snprintf(why, len, "off (--no-state)");
+		return NULL;
+	}
+	*buf = malloc(IOLAT_STATE_MAX * sizeof(**buf));
+	if (!*buf) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	r = iolat_state_open(dev, why, len);
+	if (!r) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return r;
+}
+
 /*
  * The record among @recs (indexed by @slots, @nslots of them, by their
  * group's address) that is @p's children's scale_grp: a live group at

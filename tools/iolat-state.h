@@ -13,6 +13,7 @@
 #ifndef __IOLAT_STATE_H
 #define __IOLAT_STATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include "iolat.h"
@@ -45,6 +46,15 @@ int iolat_state_check(const struct btf *btf, struct iolat_state_syms *syms,
  * libbpf's own messages only with -v.
  */
 struct iolat_state_reader *iolat_state_open(__u32 dev, char *why, size_t len);
+
+/*
+ * The tools' start: unless @off (their --no-state), a buffer for a walk's
+ * IOLAT_STATE_MAX records in *@buf and the reader, iolat_state_open()'s;
+ * NULL (and *@buf NULL) when not, why in @why: "off (--no-state)", the
+ * allocation's error, or iolat_state_open()'s reason.
+ */
+struct iolat_state_reader *iolat_state_start(bool off, __u32 dev, struct iolat_state **buf,
+					     char *why, size_t len);
 
 /* What one sample gave besides the records. */
 struct iolat_state_walk {

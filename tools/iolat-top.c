@@ -469,20 +469,9 @@ static void start_state(void)
 {
 	static char why[512];
 
-	if (env.no_state) {
-		snprintf(why, sizeof(why), "off (--no-state)");
-	} else {
-		state_buf = malloc(IOLAT_STATE_MAX * sizeof(*state_buf));
-		if (state_buf)
-			state_reader = iolat_state_open(env.dev, why, sizeof(why));
-		else
-			snprintf(why, sizeof(why), "%s", strerror(ENOMEM));
-	}
-	if (state_reader)
-		return;
-	free(state_buf);
-	state_buf = NULL;
-	model.state_why = why;
+	state_reader = iolat_state_start(env.no_state, env.dev, &state_buf, why, sizeof(why));
+	if (!state_reader)
+		model.state_why = why;
 }
 
 /*
