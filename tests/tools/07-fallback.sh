@@ -67,9 +67,21 @@ compare() {
 # each phase checks its own reports, copied to /tmp/fb-*.json.  The two
 # that patch blkcg_maybe_throttle_current's text - the events' tool
 # through its tracepoints' jump labels, the functions' through fentry -
-# attach and detach one at a time: under TCG, two at once can leave a
-# vCPU looping on an INT3 no longer in memory (README, "The guest"; seen
-# here as a soft lockup when the four started together).
+# attach and detach one at a time, and with loose frozen: under TCG a
+# vCPU can go on executing the INT3 of a patch already finished (README,
+# "The guest"); seen here as a soft lockup when the four started
+# together, and with one tool alone while loose, delayed, called the
+# function on every return to user space.
+loose_frozen() { grep -qx 'frozen 1' "$CG/iolat-p/loose/cgroup.events"; }
+# freeze_loose WHY / thaw_loose: loose's tasks stopped (none in the
+# function) and going again.
+freeze_loose() {
+	echo 1 >"$CG/iolat-p/loose/cgroup.freeze" || fail "cannot freeze loose ($1)"
+	wait_for 60 loose_frozen || fail "loose not frozen 60 s after cgroup.freeze ($1)"
+}
+thaw_loose() { echo 0 >"$CG/iolat-p/loose/cgroup.freeze" || fail "cannot thaw loose"; }
+# attached FILE TEXT PID: TEXT in FILE (a tool's stderr), or PID gone.
+attached() { grep -q "$2" "$1" || pid_gone "$3"; }
 FOUR=(events iostat fn state)
 declare -A TOP
 # top_start NAME IOLAT-TOP-ARG...: one of them, and its first report.
@@ -86,14 +98,24 @@ top_started() {
 		fail "iolat-top ($1) did not report: $(cat /tmp/fb-$1.err)"
 }
 debug_stats 0
+freeze_loose "attach"
 top_start events
 top_started events
 top_start fn --no-events --no-state
 top_started fn
+thaw_loose
 top_start iostat --no-events --no-functions --no-state
 top_start state --no-events --no-functions
 top_started iostat
 top_started state
+# Throttled again after the pause (tight's cookie may have recovered
+# meanwhile): the state sees loose at depth 1 and tight throttling.
+throttled_again() {
+	tail -1 /tmp/fb-state.live | jqe '([.cgroups[] | select(.cgroup == "/iolat-p/loose" and .depth == 1)] | length == 1) and
+		([.cgroups[] | select(.cgroup == "/iolat-p/tight" and .state == "throttling")] | length == 1)' >/dev/null 2>&1
+}
+timed_wait 120 "loose at depth 1 again, tight throttling" throttled_again ||
+	fail "not throttled again 120 s after loose's thaw: $(tail -1 /tmp/fb-state.live | head -c 2000)"
 # lines FILE: reports so far.
 lines() { local n=0 l; while IFS= read -r l; do n=$((n + 1)); done <"$1"; echo $n; }
 declare -A MARK
@@ -112,11 +134,13 @@ phase() {
 	cat /tmp/fb-iostat.json /tmp/fb-fn.json /tmp/fb-state.json | jqe true >/dev/null ||
 		fail "--no-events printed invalid JSON"
 }
-# four_stop: those without BPF text first, then the functions', then the
-# events', each waited for; each exits 0 on SIGINT.
+# four_stop: those without BPF text first, then (loose frozen, left so)
+# the functions', then the events', each waited for; each exits 0 on
+# SIGINT.
 four_stop() {
 	local t p
 	for t in iostat state fn events; do
+		[ "$t" != fn ] || freeze_loose "detach"
 		p=${TOP[$t]}
 		kill -INT "$p"
 		wait_for 30 pid_gone "$p" || fail "iolat-top ($t) did not end on SIGINT"
@@ -328,13 +352,37 @@ grep -q "mode: io.stat + functions (--no-events)" /tmp/fb-text.out &&
 head -3 /tmp/fb-text.out
 grep -E '^iolat0 +/iolat-p/loose ' /tmp/fb-text.out
 # With the state (and the functions): DEPTH and COOKIE numbers, tight
-# throttling, the parent's line naming tight, its counts unknown.
-"$TOOLS/iolat-top" --no-events -b -d iolat0 1 1 >/tmp/fb-text.out 2>/dev/null ||
-	fail "iolat-top --no-events -b (state) exited $?"
+# throttling, the parent's line naming tight, its counts unknown.  Loose
+# thawed once the functions are attached, frozen again before they are
+# detached; the frame read is the last one printed, once one shows
+# throttling again (a frame is one write).
+"$TOOLS/iolat-top" --no-events -b -d iolat0 1 >/tmp/fb-text.live 2>/tmp/fb-text.err &
+p=$!
+bg_track $p
+wait_for 60 attached /tmp/fb-text.err "blkcg_maybe_throttle_current attached" $p ||
+	fail "iolat-top --no-events -b (state) did not attach the functions: $(cat /tmp/fb-text.err)"
+thaw_loose
+# last_frame: from the last header line of /tmp/fb-text.live on.
+last_frame() {
+	awk '/^[0-9:.]+  iolat-top  interval/ { n = 0 } { l[n++] = $0 } END { for (i = 0; i < n; i++) print l[i] }' \
+		/tmp/fb-text.live
+}
+# cols: DEVICE CGROUP TARGETus WINLAT ACCLAT SAMP VERDICT ACTION IOPS MB/s DEPTH MINDEP LIMIT% COOKIE STATE
+text_throttling() {
+	last_frame >/tmp/fb-text.out
+	awk '$1 == "iolat0" && $2 == "/iolat-p/loose" && $11 == "1" { f = 1 } END { exit !f }' /tmp/fb-text.out &&
+		awk '$1 == "iolat0" && $2 == "/iolat-p/tight" && $15 == "throttling" { f = 1 } END { exit !f }' /tmp/fb-text.out
+}
+timed_wait 120 "the text view with the state: loose at depth 1, tight throttling" text_throttling ||
+	fail "the text view with the state: not throttled 120 s after loose's thaw: $(cat /tmp/fb-text.out)"
+freeze_loose "detach"
+kill -INT $p
+wait_for 30 pid_gone $p || fail "iolat-top --no-events -b (state) did not end on SIGINT"
+wait $p || fail "iolat-top --no-events -b (state) exited $?: $(cat /tmp/fb-text.err)"
+thaw_loose
 grep -q "mode: io.stat + functions + state (--no-events)" /tmp/fb-text.out &&
 	grep -q "without the events: VERDICT ACTION MINDEP LIMIT% WAIT/s WAITus MISSED unknown (?); DEPTH ACCLAT COOKIE and culprits as sampled at the refresh" /tmp/fb-text.out ||
 	fail "text header with the state: $(head -5 /tmp/fb-text.out)"
-# cols: DEVICE CGROUP TARGETus WINLAT ACCLAT SAMP VERDICT ACTION IOPS MB/s DEPTH MINDEP LIMIT% COOKIE STATE
 awk '$1 == "iolat0" && $2 == "/iolat-p/loose" { found = 1; exit !($11 == "1" && $14 ~ /^[0-9]+$/ && $12 == "?" && $7 == "?") }
      END { if (!found) exit 1 }' /tmp/fb-text.out ||
 	fail "text with the state: loose's DEPTH 1, COOKIE a number, MINDEP and VERDICT ?: $(grep -E '^iolat0 +/iolat-p/loose ' /tmp/fb-text.out)"
@@ -373,12 +421,9 @@ stop_tools() {
 	done
 }
 trap 'stop_tools; echo 0 >"$CG/iolat-p/loose/cgroup.freeze" 2>/dev/null; swapoff /dev/iolat0 2>/dev/null' EXIT
-attached() { grep -q "$2" "$1" || pid_gone "$3"; }
 reporting() { [ -s "$1" ] || pid_gone "$2"; }
-loose_frozen() { grep -qx 'frozen 1' "$CG/iolat-p/loose/cgroup.events"; }
 # Attached with loose frozen too: its tasks do not call the function.
-echo 1 >"$CG/iolat-p/loose/cgroup.freeze" || fail "swap: cannot freeze loose"
-wait_for 60 loose_frozen || fail "swap: loose not frozen 60 s after cgroup.freeze (attach)"
+freeze_loose "swap: attach"
 "$TOOLS/iolat-top" --no-events -j -d iolat0 1 >/tmp/fb-swap.json 2>/tmp/fb-swap.err &
 fbt=$!
 wait_for 60 attached /tmp/fb-swap.err "blkcg_maybe_throttle_current attached" $fbt ||
@@ -391,7 +436,7 @@ wait_for 120 reporting /tmp/ev-swap.json $evt && ! pid_gone $evt ||
 fbs=$!
 wait_for 60 attached /tmp/fb-snoop.err "Hit Ctrl-C" $fbs ||
 	fail "iolat-snoop --no-events did not start: $(cat /tmp/fb-snoop.err)"
-echo 0 >"$CG/iolat-p/loose/cgroup.freeze"
+thaw_loose
 # loose_paying FILE: FILE's last report has loose charged and paying
 # delay.  Both tools' before the 5 s below: the events' BPF takes longer
 # to load, and loose is charged only once the controller has scaled it
@@ -417,8 +462,7 @@ timed_wait 150 "loose charged and paying delay, by the functions and the events"
 # $Q_FN and $Q_EV.
 quiet() {
 	local a b
-	echo 1 >"$CG/iolat-p/loose/cgroup.freeze" || fail "swap: cannot freeze loose"
-	wait_for 60 loose_frozen || fail "swap: loose not frozen 60 s after cgroup.freeze ($1)"
+	freeze_loose "swap: $1"
 	a=$(lines /tmp/fb-swap.json) b=$(lines /tmp/ev-swap.json)
 	two_more() {
 		[ "$(lines /tmp/fb-swap.json)" -ge $((a + 2)) ] &&
@@ -430,7 +474,7 @@ quiet() {
 }
 quiet before
 fn0=$Q_FN ev0=$Q_EV
-echo 0 >"$CG/iolat-p/loose/cgroup.freeze"
+thaw_loose
 sleep 5
 quiet after
 fn1=$Q_FN ev1=$Q_EV
@@ -444,7 +488,7 @@ wait $p || fail "iolat-top --no-events exited $?: $(cat /tmp/fb-swap.err)"
 kill -INT $evt
 p=$evt evt=
 wait $p || fail "iolat-top exited $?: $(cat /tmp/ev-swap.err)"
-echo 0 >"$CG/iolat-p/loose/cgroup.freeze"
+thaw_loose
 grep -q "functions: blkcg_add_delay attached; blkcg_maybe_throttle_current attached" /tmp/fb-swap.err ||
 	fail "swap: stderr does not name the functions: $(cat /tmp/fb-swap.err)"
 fn=$(tail -1 /tmp/fb-swap.json)
