@@ -26,18 +26,6 @@
 
 #define TOOL "iolat-snoop"
 
-/*
- * Without the events, io.latency's state is sampled this often (ms) at
- * most: a change that comes and goes within it is not seen.  The cookie
- * moves at most once a window (100 ms on a fast disk) and a group's depth
- * once a window of its own.  A walk costs about 0.4 ms of CPU per 100
- * groups under TCG (5% of one CPU at 1,000 groups and 40% at 10,000 every
- * 100 ms, 0.9% and 4.5% every second, 2026-12-07), and holds the cgroup
- * mutex while it runs: the period stretches so that the walk takes at
- * most 1/SAMPLE_DUTY of it.
- */
-#define SAMPLE_MS 100
-#define SAMPLE_DUTY 50
 
 static struct env {
 	__u32 dev;
@@ -51,7 +39,7 @@ static struct env {
 	bool no_functions;	/* --no-functions: nothing to fall back on */
 	bool no_state;		/* --no-state: io.latency's state not sampled */
 	int sample_ms;		/* --sample-ms: the state's sampling period */
-} env = { .sample_ms = SAMPLE_MS };
+} env = { .sample_ms = IOLAT_STATE_SAMPLE_MS };
 
 const char *argp_program_version = TOOL " 0.1";
 const char *argp_program_bug_address = "the iolat issue tracker";
@@ -152,21 +140,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_NO_STATE:
 		env.no_state = true;
 		break;
-	case OPT_SAMPLE_MS: {
-		char *end;
-		long ms;
-
-		errno = 0;
-		ms = strtol(arg, &end, 10);
-		if (errno || end == arg || *end || ms < 10 || ms > 10000) {
-			fprintf(stderr, TOOL ": invalid --sample-ms '%s': milliseconds, 10 to 10000\n",
-				arg);
+	case OPT_SAMPLE_MS:
+		env.sample_ms = iolat_state_parse_ms(TOOL, arg);
+		if (env.sample_ms < 0) {
 			parse_status = IOLAT_EXIT_USAGE;
 			return EINVAL;
 		}
-		env.sample_ms = ms;
 		break;
-	}
 	case 'v':
 		iolat_verbose = true;
 		break;
@@ -320,15 +300,12 @@ static int state_sample(void)
 {
 	static bool told, told_dropped;
 	struct iolat_state_walk walk;
-	double t[2], start = iolat_mono(), period;
+	double t[2], start = iolat_mono();
 	int err;
 
 	err = iolat_state_sample(state_reader, state_buf, IOLAT_STATE_MAX, &walk);
 	/* Due again a period on, whether this walk worked or not. */
-	period = (iolat_mono() - start) * SAMPLE_DUTY;
-	if (period < env.sample_ms / 1000.0)
-		period = env.sample_ms / 1000.0;
-	state_next = start + period;
+	state_next = iolat_state_next(start, iolat_mono(), env.sample_ms);
 	if (err) {
 		if (!told)
 			fprintf(stderr, TOOL ": io.latency's state not read: its walk failed: "

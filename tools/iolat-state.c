@@ -398,3 +398,28 @@ int iolat_state_sample(struct iolat_state_reader *r, struct iolat_state *buf, si
 	walk->plid = end.plid;
 	return 0;
 }
+
+double iolat_state_next(double start, double end, int sample_ms)
+{
+	double period = (end - start) * IOLAT_STATE_DUTY;
+
+	if (period < sample_ms / 1000.0)
+		period = sample_ms / 1000.0;
+	return start + period;
+}
+
+int iolat_state_parse_ms(const char *tool, const char *arg)
+{
+	char *end;
+	long ms;
+
+	errno = 0;
+	ms = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || ms < IOLAT_STATE_SAMPLE_MS_MIN ||
+	    ms > IOLAT_STATE_SAMPLE_MS_MAX) {
+		fprintf(stderr, "%s: invalid --sample-ms '%s': milliseconds, %d to %d\n", tool,
+			arg, IOLAT_STATE_SAMPLE_MS_MIN, IOLAT_STATE_SAMPLE_MS_MAX);
+		return -1;
+	}
+	return (int)ms;
+}

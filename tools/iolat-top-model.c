@@ -300,10 +300,93 @@ static const struct iolat_state *state_find(const struct top_model *m, __u32 dev
  * sample's device numbers are the kernel's dev_t, as the rows' are
  * (IOLAT_MKDEV() for both): compared as they are.
  */
+/* The interval's samples of @dev's group @cgid: its entry, made if new; NULL: -ENOMEM. */
+static struct top_between *between_get(struct top_model *m, __u32 dev, __u64 cgid)
+{
+	struct top_between *b;
+	size_t k, i;
+
+	if (2 * (m->nbetween + 1) > m->nbetween_slots) {
+		if (key_table_reset(&m->between_slots, &m->nbetween_slots, m->nbetween + 1))
+			return NULL;
+		for (i = 0; i < m->nbetween; i++) {
+			b = &m->between[i];
+			for (k = key_slot(b->dev, b->cgid, m->nbetween_slots); m->between_slots[k];
+			     k = (k + 1) & (m->nbetween_slots - 1))
+				;
+			m->between_slots[k] = i + 1;
+		}
+	}
+	for (k = key_slot(dev, cgid, m->nbetween_slots); m->between_slots[k];
+	     k = (k + 1) & (m->nbetween_slots - 1)) {
+		b = &m->between[m->between_slots[k] - 1];
+		if (b->dev == dev && b->cgid == cgid)
+			return b;
+	}
+	if (iolat_grow((void **)&m->between, &m->between_cap, m->nbetween + 1,
+		       sizeof(*m->between)))
+		return NULL;
+	b = &m->between[m->nbetween++];
+	*b = (struct top_between){ .dev = dev, .cgid = cgid, .depth_min = IOLAT_DEPTH_MAX };
+	m->between_slots[k] = m->nbetween;
+	return b;
+}
+
+int top_model_add_between(struct top_model *m, const struct iolat_state *s, size_t n)
+{
+	struct top_between *b;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!(b = between_get(m, s[i].dev, s[i].cgroup_id)))
+			return -ENOMEM;
+		b->samples++;
+		b->limited += s[i].depth != IOLAT_DEPTH_MAX;
+		if (s[i].depth < b->depth_min)
+			b->depth_min = s[i].depth;
+	}
+	m->between_walks++;
+	return 0;
+}
+
+/* The interval's samples of @dev's group @cgid, NULL: none. */
+static const struct top_between *between_find(const struct top_model *m, __u32 dev,
+					      __u64 cgid)
+{
+	size_t k;
+
+	if (!m->nbetween)
+		return NULL;
+	for (k = key_slot(dev, cgid, m->nbetween_slots); m->between_slots[k];
+	     k = (k + 1) & (m->nbetween_slots - 1)) {
+		const struct top_between *b = &m->between[m->between_slots[k] - 1];
+
+		if (b->dev == dev && b->cgid == cgid)
+			return b;
+	}
+	return NULL;
+}
+
+/*
+ * The next interval's samples start with this refresh's: the table
+ * emptied (its slots kept) and @s folded in.  0 or -ENOMEM.
+ */
+static int between_restart(struct top_model *m)
+{
+	m->nbetween = 0;
+	m->between_walks = 0;
+	if (m->between_slots)
+		memset(m->between_slots, 0, m->nbetween_slots * sizeof(*m->between_slots));
+	return m->sampled ? top_model_add_between(m, m->state, m->nstate) : 0;
+}
+
 int top_model_add_state(struct top_model *m, const struct iolat_state *s, size_t n)
 {
 	size_t nslots, i, k;
 
+	/* This refresh's walk closes the interval's samples. */
+	if (top_model_add_between(m, s, n))
+		return -ENOMEM;
 	if (key_table_reset(&m->state_slots, &m->nstate_slots, n))
 		return -ENOMEM;
 	nslots = m->nstate_slots;
@@ -318,9 +401,12 @@ int top_model_add_state(struct top_model *m, const struct iolat_state *s, size_t
 	}
 	/* Rows for what an event would have made one for. */
 	for (i = 0; i < n; i++) {
+		const struct top_between *b = between_find(m, s[i].dev, s[i].cgroup_id);
 		const char *path;
 
-		if (s[i].depth == IOLAT_DEPTH_MAX && s[i].use_delay <= 0 && !state_parent(&s[i]))
+		/* Limited at a sample since the last refresh: a depth event's row. */
+		if (s[i].depth == IOLAT_DEPTH_MAX && s[i].use_delay <= 0 && !state_parent(&s[i]) &&
+		    !(b && b->limited))
 			continue;
 		path = iolat_cgroups_path(m->cgs, s[i].cgroup_id);
 		if (!path || !wanted(m, s[i].dev, path))
@@ -337,17 +423,26 @@ int top_model_add_state(struct top_model *m, const struct iolat_state *s, size_t
  * sample has no record of the group), and a parent's children's cookie
  * and culprit.  Nothing here is counted: no window, no scaling, no
  * throttled bio can be told from a sample, so the counters stay
- * unknown, and so does anything over the interval (MINDEP, LIMIT%).
+ * unknown; over the interval, the lowest depth and the share limited
+ * of the samples taken in it (top_model_add_between()).  Then the next
+ * interval's samples start with this one.  0 or -ENOMEM.
  */
-static void state_apply(struct top_model *m)
+static int state_apply(struct top_model *m)
 {
 	size_t i;
 
 	for (i = 0; i < m->n; i++) {
 		struct top_row *r = &m->v[i];
 		const struct iolat_state *s = state_find(m, r->dev, r->cgid);
+		const struct top_between *b = between_find(m, r->dev, r->cgid);
 
 		r->st = s;
+		/* The interval's lowest depth and share limited, sampled. */
+		r->sampled_in.samples = s && b ? b->samples : 0;
+		if (r->sampled_in.samples) {
+			r->sampled_in.depth_min = b->depth_min;
+			r->sampled_in.limited_share = (double)b->limited / b->samples;
+		}
 		if (!s)
 			continue;
 		r->g.depth = s->depth;
@@ -363,6 +458,7 @@ static void state_apply(struct top_model *m)
 		r->p.culprit_id = s->children.culprit_id;
 		r->p.scale_lat_ns = s->children.scale_lat_ns;
 	}
+	return between_restart(m);
 }
 
 /*
@@ -1473,7 +1569,8 @@ int top_model_compute(struct top_model *m, double secs)
 	size_t i;
 	int err = 0;
 
-	state_apply(m);
+	if (state_apply(m))
+		return -ENOMEM;
 	/* This interval's baseline, in the buffer of the one before last. */
 	if (m->n > m->next_cap) {
 		free(m->next);
@@ -1630,6 +1727,8 @@ void top_model_free(struct top_model *m)
 	free(m->spare);
 	free(m->prev_slots);
 	free(m->state_slots);
+	free(m->between);
+	free(m->between_slots);
 	free(m->next);
 	free(m->v);
 	free(m->slots);

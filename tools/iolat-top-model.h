@@ -120,6 +120,18 @@ struct top_row {
 	__u64 limited_ns;
 	bool limited_known;
 	/*
+	 * IOSTAT mode with the state reader: the interval's samples of the
+	 * group's depth (top_model_add_between()), the refreshes at both
+	 * ends included: how many, the lowest depth, the share of them
+	 * below max.  @samples < 2: unknown.  Samples, not events: a depth
+	 * held for less than a period may not be in them.
+	 */
+	struct top_sampled {
+		__u32 samples;
+		__u32 depth_min;
+		double limited_share;
+	} sampled_in;
+	/*
 	 * What happened during the interval, from the counters' growth: not
 	 * known on a row's first interval, or when a counter went backwards.
 	 */
@@ -242,6 +254,23 @@ struct top_model {
 	bool sampled;
 	const char *state_why;
 	/*
+	 * The samples since the last refresh, its own first, this one's
+	 * last, per (device, cgroup): each group's count, lowest depth and
+	 * count below max, by @between_slots (index + 1, a power of two at
+	 * least twice @nbetween); @between_walks, the walks folded in;
+	 * @sample_ms, the caller's shortest period between two (the header
+	 * says it).
+	 */
+	struct top_between {
+		__u32 dev;
+		__u64 cgid;
+		__u32 samples, limited, depth_min;
+	} *between;
+	size_t nbetween, between_cap;
+	size_t *between_slots, nbetween_slots;
+	__u32 between_walks;
+	int sample_ms;
+	/*
 	 * Set by the caller before top_model_add_io(): this refresh's walk
 	 * of the cgroup iterator (every cgroup's io.stat counters in one
 	 * pass), or NULL to read each cgroup's io.stat file; and whether
@@ -315,6 +344,13 @@ int top_model_add_map(struct top_model *m, struct iolat_map *map, enum top_map k
  * made here get their io.stat).  0 or -ENOMEM.
  */
 int top_model_add_state(struct top_model *m, const struct iolat_state *s, size_t n);
+
+/*
+ * A walk of the state between two refreshes (iolat_state_sample()'s @n
+ * records): each group's depth folded into the interval's samples, which
+ * top_model_add_state()'s walk, the refresh's, closes.  0 or -ENOMEM.
+ */
+int top_model_add_between(struct top_model *m, const struct iolat_state *s, size_t n);
 /*
  * Rows from io.stat: cgroups doing IO on a device some row is about.
  * The counters come from m->iostat when set (the hierarchy's root's from

@@ -159,7 +159,8 @@ static void json_functions(FILE *f, const struct top_model *m)
 
 /*
  * ,"state_reader":...: in the IOSTAT mode, "used" when this report has a
- * sample of io.latency's state, else why not; null with the events.
+ * sample of io.latency's state, else why not; null with the events.  And
+ * "sample_ms", the sampling's shortest period between refreshes.
  */
 static void json_state_reader(FILE *f, const struct top_model *m)
 {
@@ -170,6 +171,11 @@ static void json_state_reader(FILE *f, const struct top_model *m)
 		fputs("\"used\"", f);
 	else
 		iolat_json_text(f, m->state_why && *m->state_why ? m->state_why : "not read");
+	/* The shortest period between two samples, with a sample. */
+	if (m->mode != TOP_MODE_EVENTS && m->sampled)
+		fprintf(f, ",\"sample_ms\":%d", m->sample_ms);
+	else
+		fputs(",\"sample_ms\":null", f);
 }
 
 /*
@@ -254,7 +260,15 @@ static void json_sample(FILE *f, const struct top_row *r)
 	fprintf(f, ",\"acc_samples\":%llu", (unsigned long long)s->cur_samples);
 	json_u64(f, "acc_missed", ssd, s->cur_missed);
 	json_u64(f, "acc_mean_us", !ssd, s->cur_mean_ns / 1000);
-	fputc('}', f);
+	/* Over the interval's samples (the refreshes' among them): null, fewer than 2. */
+	if (r->sampled_in.samples < 2) {
+		fputs(",\"interval\":null}", f);
+		return;
+	}
+	fprintf(f, ",\"interval\":{\"samples\":%u", r->sampled_in.samples);
+	json_depth(f, "depth_min", true, r->sampled_in.depth_min);
+	json_rate(f, "limited_pct", "%.1f", r->sampled_in.limited_share * 100);
+	fputs("}}", f);
 }
 
 /*
@@ -470,8 +484,17 @@ static void text_unknowns(const struct top_row *r, char *lat, char *acc, char *s
 		text_fixed(acc, 16, v, 0, r->g.ssd ? "%miss" : "us");
 	text_word(miss, 16, "?");
 	text_word(wait_us, 16, "?");
-	text_word(depth_min, 16, "?");
-	text_word(limited, 16, "?");
+	/* The interval's samples, both refreshes among them. */
+	if (r->sampled_in.samples < 2)
+		text_word(depth_min, 16, "?");
+	else if (r->sampled_in.depth_min == IOLAT_DEPTH_MAX)
+		text_word(depth_min, 16, "max");
+	else
+		text_u64(depth_min, 16, r->sampled_in.depth_min, "");
+	if (r->sampled_in.samples < 2)
+		text_word(limited, 16, "?");
+	else
+		text_fixed(limited, 16, r->sampled_in.limited_share * 100, 0, "");
 }
 
 /* Rows named in the header before "and N more". */
@@ -674,12 +697,13 @@ void top_print_text(FILE *f, const struct top_report *rep)
 			    "depth, use_delay and io.stat's latency",
 			    m->sampled ? " (WINLAT and SAMP on non-rotational queues)" : "",
 			    m->sampled ? "it" : "them");
-	/* A sample tells what holds at the refresh, never what happened between. */
+	/* A sample tells what holds at its instant, never what happened between. */
 	if (!events && m->sampled)
-		text_printf(f, cols, "  without the events: VERDICT ACTION MINDEP LIMIT%% "
+		text_printf(f, cols, "  without the events: VERDICT ACTION "
 			    "%s%sWAIT/s WAITus MISSED unknown (?); DEPTH ACCLAT COOKIE and "
-			    "culprits as sampled at the refresh",
-			    fn_charges ? "" : "CHG/s ", fn_pays ? "" : "PAID/s ");
+			    "culprits as sampled at the refresh, MINDEP LIMIT%% over samples "
+			    "every %d ms at most",
+			    fn_charges ? "" : "CHG/s ", fn_pays ? "" : "PAID/s ", m->sample_ms);
 	else if (!events)
 		text_printf(f, cols, "  without the events: ACCLAT VERDICT ACTION MINDEP LIMIT%% "
 			    "COOKIE %s%sWAIT/s WAITus MISSED and culprits unknown (?)",

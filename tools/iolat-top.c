@@ -45,14 +45,16 @@ static struct env {
 	bool no_functions;	/* --no-functions: the fallback without its BPF */
 	bool iostat_files;	/* --iostat-files: no cgroup iterator */
 	bool no_state;		/* --no-state: io.stat mode without the state reader */
-} env = { .interval = 1, .rows = 1000, .sort = TOP_SORT_DEFAULT };
+	int sample_ms;		/* --sample-ms: the state's period between refreshes */
+} env = { .interval = 1, .rows = 1000, .sort = TOP_SORT_DEFAULT,
+	  .sample_ms = IOLAT_STATE_SAMPLE_MS };
 
 const char *argp_program_version = TOOL " 0.1";
 const char *argp_program_bug_address = "the iolat issue tracker";
 static const char doc[] =
 "Show io.latency's view of each cgroup and device, live.\n"
 "\n"
-"USAGE: " TOOL " [-d DEV] [-c REGEX] [-s KEY] [-r ROWS] [-b] [-j] [--no-events] [--no-functions] [--no-state] [--iostat-files] [interval] [count]\n"
+"USAGE: " TOOL " [-d DEV] [-c REGEX] [-s KEY] [-r ROWS] [-b] [-j] [--no-events] [--no-functions] [--no-state] [--sample-ms MS] [--iostat-files] [interval] [count]\n"
 "\n"
 "One row per (device, cgroup) that has an io.latency target, that the\n"
 "controller throttled, or that does IO on a device where io.latency is in\n"
@@ -116,14 +118,17 @@ static const char doc[] =
 "cgroup); the header, stderr and JSON's functions say which were attached\n"
 "and why not the others.  Where the kernel has BTF and lists its data\n"
 "symbols in /proc/kallsyms, io.latency's own state is read through BTF,\n"
-"one walk a refresh (\"+ state\" in the header, JSON's state_reader; stderr\n"
-"says why not, and --no-state turns it off): DEPTH, STATE (ok and\n"
+"a walk each refresh (\"+ state\" in the header, JSON's state_reader;\n"
+"stderr says why not, and --no-state turns it off): DEPTH, STATE (ok and\n"
 "throttling too), use_delay and the pending delay without\n"
 "blkcg_debug_stats, COOKIE, ACCLAT (the accumulated statistic), WINLAT's\n"
 "running average on rotational queues, and a parent's children's cookie\n"
-"and culprit, as sampled at the refresh.  The rest only the events tell\n"
-"(what a sample cannot: windows, scalings, waits, anything between two\n"
-"refreshes): ? in text, null in JSON, absent with -P.\n"
+"and culprit, as sampled at the refresh; and every 100 ms between\n"
+"(--sample-ms; less often where a walk would take over 2% of that),\n"
+"MINDEP and LIMIT% over the interval's samples (JSON: the sample's\n"
+"interval), where a depth held for less than a period may not show.  The\n"
+"rest only the events tell (what a sample cannot: windows, scalings,\n"
+"waits): ? in text, null in JSON, absent with -P.\n"
 "\n"
 "EXIT STATUS: 0 ok (a reader of stdout that went away included), 1\n"
 "run-time error (stdout cannot be written, or the last write of -P FILE\n"
@@ -164,6 +169,7 @@ static const char doc[] =
 #define OPT_NO_FUNCTIONS 257
 #define OPT_IOSTAT_FILES 258
 #define OPT_NO_STATE 259
+#define OPT_SAMPLE_MS 260
 
 static const struct argp_option opts[] = {
 	{ "device", 'd', "DEV", 0, "Only this disk (nullb0, /dev/nullb0 or MAJ:MIN); a partition is refused (exit 2): io.latency works on whole disks", 0 },
@@ -178,6 +184,7 @@ static const struct argp_option opts[] = {
 	{ "no-functions", OPT_NO_FUNCTIONS, NULL, 0, "In the io.stat mode, trace none of the controller's functions: as on a kernel that inlines them (no BPF loaded)", 0 },
 	{ "iostat-files", OPT_IOSTAT_FILES, NULL, 0, "Read each cgroup's io.stat file, not the cgroup iterator's one walk (to compare the two; as where it cannot be loaded)", 0 },
 	{ "no-state", OPT_NO_STATE, NULL, 0, "In the io.stat mode, do not read io.latency's own state through BTF: depth and use_delay from io.stat's debug keys alone, cookies and culprits unknown (to compare the two; as where it cannot be read)", 0 },
+	{ "sample-ms", OPT_SAMPLE_MS, "MS", 0, "In the io.stat mode with the state, sample it every MS milliseconds at most between refreshes, for MINDEP and LIMIT% (10-10000, default 100; longer where a walk would take over 2% of it)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
@@ -244,6 +251,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_STATE:
 		env.no_state = true;
+		break;
+	case OPT_SAMPLE_MS:
+		env.sample_ms = iolat_state_parse_ms(TOOL, arg);
+		if (env.sample_ms < 0) {
+			parse_status = IOLAT_EXIT_USAGE;
+			return EINVAL;
+		}
 		break;
 	case 'v':
 		iolat_verbose = true;
@@ -472,7 +486,10 @@ static void start_state(void)
 	state_reader = iolat_state_start(env.no_state, env.dev, &state_buf, why, sizeof(why));
 	if (!state_reader)
 		model.state_why = why;
+	model.sample_ms = env.sample_ms;
 }
+
+static double state_next;	/* the next sample's time, between refreshes */
 
 /*
  * This refresh's sample of the state, into the model: a walk that fails
@@ -485,11 +502,13 @@ static int state_sample(void)
 	static char why[128];
 	static bool told, told_dropped;
 	struct iolat_state_walk walk;
+	double start = iolat_mono();
 	int err;
 
 	if (!state_reader)
 		return 0;
 	err = iolat_state_sample(state_reader, state_buf, IOLAT_STATE_MAX, &walk);
+	state_next = iolat_state_next(start, iolat_mono(), env.sample_ms);
 	if (err) {
 		snprintf(why, sizeof(why), "its walk failed: %s", strerror(-err));
 		model.state_why = why;
@@ -507,6 +526,24 @@ static int state_sample(void)
 			walk.dropped);
 	}
 	return top_model_add_state(&model, state_buf, walk.count);
+}
+
+/*
+ * A sample between two refreshes, for the interval's lowest depth and
+ * share limited.  Into the refresh's buffer: the report made from it is
+ * out by now, and the next refresh walks again.  A walk that fails, or
+ * leaves groups out, is one sample fewer; the refresh's own walk says
+ * so.  0 or -ENOMEM.
+ */
+static int state_sample_between(void)
+{
+	struct iolat_state_walk walk;
+	double start = iolat_mono();
+	int err;
+
+	err = iolat_state_sample(state_reader, state_buf, IOLAT_STATE_MAX, &walk);
+	state_next = iolat_state_next(start, iolat_mono(), env.sample_ms);
+	return err ? 0 : top_model_add_between(&model, state_buf, walk.count);
 }
 
 /*
@@ -663,7 +700,8 @@ static int choose_mode(void)
 		IOLAT_DEBUG_STATS_PARAM ")");
 	if (state_reader)
 		fprintf(stderr, TOOL ": io.latency's state: read through the kernel's BTF, a "
-			"sample a refresh (depth, use_delay, cookies, culprits)\n");
+			"sample each refresh (depth, use_delay, cookies, culprits) and every "
+			"%d ms at most between (MINDEP, LIMIT%%)\n", env.sample_ms);
 	else
 		fprintf(stderr, TOOL ": io.latency's state: not read (depth and use_delay only "
 			"from io.stat's debug keys, cookies and culprits unknown): %s\n",
@@ -803,10 +841,20 @@ int main(int argc, char **argv)
 	while (!err && !iolat_exiting) {
 		/* Ticks every interval from the start; a long refresh skips some. */
 		tick = iolat_next_tick(tick, env.interval, iolat_mono());
-		/* A signal ends the sleep early (sleeps are never restarted). */
-		while (!iolat_exiting && iolat_sleep_until(tick) == -EINTR)
-			;
-		if (iolat_exiting)
+		/*
+		 * A signal ends the sleep early (sleeps are never restarted);
+		 * the state is sampled between ticks.
+		 */
+		while (!err && !iolat_exiting) {
+			bool sample = state_reader && state_next < tick;
+
+			if (iolat_sleep_until(sample ? state_next : tick) == -EINTR)
+				continue;
+			if (!sample)
+				break;
+			err = state_sample_between();
+		}
+		if (iolat_exiting || err)
 			break;
 		err = refresh(obj, true);
 		if (env.count && ++done >= env.count)

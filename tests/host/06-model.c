@@ -2078,9 +2078,10 @@ static int interval_sample(struct fixture *fx, const struct iolat_state *s, size
  * WINLAT's running average on a rotational queue, and the parent's
  * culprit, named on its line, first with it by state; a culprit gone or
  * unknown said as such; the rows of throttled groups and scaled parents
- * made as map entries make them.  What a sample cannot tell (windows,
- * scalings, waits, the interval's lowest depth) stays unknown, never 0.
- * Then the same tree with no sample (--no-state): unknown again.
+ * made as map entries make them; MINDEP and LIMIT% over the two
+ * refreshes' samples.  What a sample cannot tell (windows, scalings,
+ * waits) stays unknown, never 0.  Then the same tree with no sample
+ * (--no-state): unknown again.
  */
 static void test_fallback_sample(void)
 {
@@ -2092,8 +2093,8 @@ static void test_fallback_sample(void)
 	struct top_row *r;
 	size_t n = 0, i;
 	int pass, err = 0;
-	/* MINDEP LIMIT% CHG/s PAID/s WAIT/s WAITus MISSED VERDICT ACTION */
-	static const int unknown_cols[] = { 6, 7, 11, 12, 15, 16, 17, 18, 19 };
+	/* VERDICT ACTION CHG/s PAID/s WAIT/s WAITus MISSED */
+	static const int unknown_cols[] = { 6, 7, 15, 16, 17, 18, 19 };
 
 	mkcg("/smp");
 	mkcg("/smp/tight");
@@ -2109,6 +2110,7 @@ static void test_fallback_sample(void)
 	fx.m.mode = TOP_MODE_IOSTAT;
 	fx.m.mode_reason = "--no-events";
 	fx.m.debug_stats = 0;
+	fx.m.sample_ms = 100;
 	/* The hierarchy's root, unscaled: no row of its own. */
 	st[n++] = sample_rec(&fx, "/", DEV1, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
 	/* The parent, its children scaled for tight (resolved: its id). */
@@ -2178,9 +2180,9 @@ static void test_fallback_sample(void)
 	check(strstr(text, "mode: io.stat + state (--no-events)\n") &&
 	      strstr(text, "  blkcg_debug_stats off: io.stat's window in progress unknown "
 		     "(WINLAT and SAMP on non-rotational queues)") &&
-	      strstr(text, "  without the events: VERDICT ACTION MINDEP LIMIT% CHG/s PAID/s "
+	      strstr(text, "  without the events: VERDICT ACTION CHG/s PAID/s "
 		     "WAIT/s WAITus MISSED unknown (?); DEPTH ACCLAT COOKIE and culprits as "
-		     "sampled at the refresh\n"),
+		     "sampled at the refresh, MINDEP LIMIT% over samples every 100 ms at most\n"),
 	      "sample: the header says the state is sampled, and what stays unknown:\n%.700s",
 	      text);
 	check(strstr(text, "   `- children's cookie 999990 (-10), scaled for /smp/tight, "
@@ -2199,9 +2201,10 @@ static void test_fallback_sample(void)
 	      "SAMP unknown: %s", line);
 	snprintf(line, sizeof(line), "%s", text_row(text, "/smp/loose"));
 	check(!strcmp(field(line, 4), "-") && !strcmp(field(line, 10), "1") &&
-	      !strcmp(field(line, 13), "999990") && !strcmp(field(line, 14), "delayed"),
-	      "sample: loose's ACCLAT - (nothing accumulated), DEPTH 1, COOKIE, delayed: %s",
-	      line);
+	      !strcmp(field(line, 13), "999990") && !strcmp(field(line, 14), "delayed") &&
+	      !strcmp(field(line, 11), "1") && !strcmp(field(line, 12), "100"),
+	      "sample: loose's ACCLAT - (nothing accumulated), DEPTH 1, COOKIE, delayed, "
+	      "MINDEP 1 and LIMIT%% 100 over both refreshes' samples: %s", line);
 	for (i = 0; i < sizeof(unknown_cols) / sizeof(*unknown_cols); i++)
 		if (strcmp(field(line, unknown_cols[i]), "?"))
 			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), " col%d=%s",
@@ -2212,13 +2215,15 @@ static void test_fallback_sample(void)
 	      !strcmp(field(line, 14), "ok"),
 	      "sample: rot's WINLAT the running average, ACCLAT the mean, ok: %s", line);
 	check(strstr(json, "\"functions\":{\"blkcg_add_delay\":\"not attached\","
-		     "\"blkcg_maybe_throttle_current\":\"not attached\"},\"state_reader\":\"used\",") != NULL,
+		     "\"blkcg_maybe_throttle_current\":\"not attached\"},\"state_reader\":\"used\","
+		     "\"sample_ms\":100,") != NULL,
 	      "sample: JSON's state_reader used: %.300s", json);
 	snprintf(obj, sizeof(obj), "%s", json_row(json, "/smp/loose"));
 	check(strstr(obj, "\"depth\":1,\"cookie\":999990,\"state\":\"delayed\",\"use_delay\":2,") &&
 	      strstr(obj, "\"iostat_debug\":null,\"sample\":{\"inflight\":1,\"delay_ms\":3.000,"
 		     "\"win_ms\":100,\"lat_avg_us\":null,\"acc_samples\":0,\"acc_missed\":0,"
-		     "\"acc_mean_us\":null},\"interval\":null") &&
+		     "\"acc_mean_us\":null,\"interval\":{\"samples\":2,\"depth_min\":1,"
+		     "\"limited_pct\":100.0}},\"interval\":null") &&
 	      strstr(obj, "\"window\":null") && strstr(obj, "\"throttled_bios\":null") &&
 	      strstr(obj, "\"delay_charged_ms\":null") && !strstr(obj, "scale_skips"),
 	      "sample: loose's depth, cookie, use_delay, its sample; no window or counter: %s",
@@ -2226,7 +2231,8 @@ static void test_fallback_sample(void)
 	snprintf(obj, sizeof(obj), "%s", json_row(json, "/smp/rot"));
 	check(strstr(obj, "\"sample\":{\"inflight\":0,\"delay_ms\":0.000,\"win_ms\":100,"
 		     "\"lat_avg_us\":2500,\"acc_samples\":4,\"acc_missed\":null,"
-		     "\"acc_mean_us\":3000}") != NULL,
+		     "\"acc_mean_us\":3000,\"interval\":{\"samples\":2,\"depth_min\":\"max\","
+		     "\"limited_pct\":0.0}}") != NULL,
 	      "sample: rot's running average and accumulated mean: %s", obj);
 	snprintf(obj, sizeof(obj), "%s", json_row(json, "/smp"));
 	snprintf(line, sizeof(line), "\"children\":{\"cookie\":999990,\"culprit\":\"/smp/tight\","
@@ -2279,6 +2285,91 @@ static void test_fallback_sample(void)
 	free((void *)text);
 	free((void *)json);
 	free((void *)prom);
+	fixture_free(&fx);
+}
+
+/*
+ * The state sampled between refreshes: MINDEP and LIMIT% over the
+ * interval's samples, the refreshes' at both ends among them.  loose is
+ * at max at both refreshes and limited at three of the four samples
+ * between, 1 at its lowest: a row (as a depth event would make one),
+ * MINDEP 1, LIMIT% 50 (3 of 6).  The next interval starts from the
+ * refresh's sample: no sample between, max at both ends, 0%.  Fewer than
+ * two samples (a refresh without one): unknown.
+ */
+static void test_sample_between(void)
+{
+	struct fixture fx = {};
+	struct iolat_state st[3], mid[3];
+	struct top_report rep;
+	const char *text, *json;
+	char line[1024];
+	struct top_row *r;
+	static const __u32 depths[] = { 4, 1, IOLAT_DEPTH_MAX, 2 };
+	size_t i;
+	int err;
+
+	mkcg("/btw");
+	mkcg("/btw/tight");
+	mkcg("/btw/loose");
+	put_target("/btw/tight", DEV1, 1000);
+	scan(&fx);
+	fixture_filter(&fx, "^/btw");
+	fx.m.mode = TOP_MODE_IOSTAT;
+	fx.m.mode_reason = "--no-events";
+	fx.m.debug_stats = 0;
+	fx.m.sample_ms = 100;
+	st[0] = sample_rec(&fx, "/btw", DEV1, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
+	st[1] = sample_rec(&fx, "/btw/tight", DEV1, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
+	st[2] = sample_rec(&fx, "/btw/loose", DEV1, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
+	memcpy(mid, st, sizeof(mid));
+	err = interval_sample(&fx, st, 3, 1);
+	for (i = 0; i < sizeof(depths) / sizeof(*depths); i++) {
+		mid[2].depth = depths[i];
+		err |= top_model_add_between(&fx.m, mid, 3);
+	}
+	err |= interval_sample(&fx, st, 3, 1);
+	r = row(&fx.m, DEV1, "/btw/loose");
+	check(!err && r && r->sampled_in.samples == 6 && r->sampled_in.depth_min == 1 &&
+	      r->sampled_in.limited_share == 0.5,
+	      "between: loose over 6 samples (2 refreshes, 4 between), lowest 1, 3 limited: "
+	      "%u samples, lowest %u, share %.2f", r ? r->sampled_in.samples : 0,
+	      r ? r->sampled_in.depth_min : 0, r ? r->sampled_in.limited_share : -1);
+	rep = (struct top_report){ .m = &fx.m, .secs = 1, .rows = 100, .batch = true,
+				   .time = 1764763200.5 };
+	text = strdup(render(top_print_text, &rep));
+	json = strdup(render(top_print_json, &rep));
+	snprintf(line, sizeof(line), "%s", text_row(text, "/btw/loose"));
+	check(!strcmp(field(line, 10), "max") && !strcmp(field(line, 11), "1") &&
+	      !strcmp(field(line, 12), "50"),
+	      "between: loose's DEPTH max now, MINDEP 1, LIMIT%% 50: %s", line);
+	check(strstr(json_row(json, "/btw/loose"), "\"interval\":{\"samples\":6,\"depth_min\":1,"
+		     "\"limited_pct\":50.0}") != NULL,
+	      "between: loose's sample's interval in JSON: %s", json_row(json, "/btw/loose"));
+	snprintf(line, sizeof(line), "%s", text_row(text, "/btw/tight"));
+	check(!strcmp(field(line, 11), "max") && !strcmp(field(line, 12), "0"),
+	      "between: tight never limited, MINDEP max, LIMIT%% 0: %s", line);
+	free((void *)text);
+	free((void *)json);
+
+	/* The next interval: the refresh's sample and the next, no more. */
+	put_target("/btw/loose", DEV1, 10000);	/* a row of its own from now on */
+	err = iolat_targets_read(&fx.cgs, &fx.targets);
+	err |= interval_sample(&fx, st, 3, 1);
+	r = row(&fx.m, DEV1, "/btw/loose");
+	check(!err && r && r->sampled_in.samples == 2 &&
+	      r->sampled_in.depth_min == IOLAT_DEPTH_MAX && r->sampled_in.limited_share == 0,
+	      "between: the next interval from the refresh on: 2 samples at max, %u samples",
+	      r ? r->sampled_in.samples : 0);
+	/* A refresh without a sample, then one with: one sample, unknown. */
+	err = interval_sample(&fx, NULL, 0, 1);
+	err |= interval_sample(&fx, st, 3, 1);
+	text = strdup(render(top_print_text, &rep));
+	snprintf(line, sizeof(line), "%s", text_row(text, "/btw/loose"));
+	check(!err && !strcmp(field(line, 11), "?") && !strcmp(field(line, 12), "?") &&
+	      strstr(render(top_print_json, &rep), "\"interval\":null}") != NULL,
+	      "between: one sample in the interval: MINDEP and LIMIT%% unknown: %s", line);
+	free((void *)text);
 	fixture_free(&fx);
 }
 
@@ -2360,7 +2451,7 @@ static void test_fallback_functions(void)
 	      text);
 	check(strstr(json, "\"debug_stats\":false,\"cgroupns\":false,\"functions\":{\"blkcg_add_delay\":\"attached\","
 		     "\"blkcg_maybe_throttle_current\":\"attached\"},\"state_reader\":\"not read\","
-		     "\"interval_s\":1.000,\"lost_events\":2,") != NULL,
+		     "\"sample_ms\":null,\"interval_s\":1.000,\"lost_events\":2,") != NULL,
 	      "fallback functions: JSON functions attached, lost_events counted: %.300s", json);
 	check(strstr(json_row(json, "/fn/loose"), "\"delay_charged_ms_per_s\":0.000,"
 		     "\"delay_paid_ms_per_s\":0.000,\"throttled_bios_per_s\":null,"
@@ -4956,6 +5047,7 @@ int main(int argc, char **argv)
 	test_fallback();
 	test_fallback_functions();
 	test_fallback_sample();
+	test_sample_between();
 	test_fns_check();
 	test_debug_param();
 	test_map_batch();

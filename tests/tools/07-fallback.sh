@@ -170,7 +170,7 @@ state_checks() {
 	ev=$(tail -1 /tmp/fb-events.json)
 	tight=$(cg_id iolat-p/tight)
 	echo "$st" | jqe '.mode == "iostat" and .mode_reason == "--no-events" and
-		.state_reader == "used" and .lost_events == null' >/dev/null ||
+		.state_reader == "used" and .sample_ms == 100 and .lost_events == null' >/dev/null ||
 		fail "$1: state's record head: $(echo "$st" | head -c 400)"
 	tail -1 /tmp/fb-iostat.json | jqe '.state_reader == "off (--no-state)"' >/dev/null ||
 		fail "$1: --no-state's record head: $(tail -1 /tmp/fb-iostat.json | head -c 400)"
@@ -181,8 +181,21 @@ state_checks() {
 		.sample.inflight != null and .sample.acc_samples != null and
 		(.state == "delayed" or .state == "throttled")' >/dev/null ||
 		fail "$1: loose with the state: $sl"
+	# The interval's samples, every 100 ms at most over 1 s: loose held
+	# low the whole time (as the events' interval says it, where they
+	# know its depth: not when it has not moved since they started),
+	# tight never.
+	echo "$sl" | jqe '.sample.interval.samples >= 5 and .sample.interval.depth_min == 1 and
+		.sample.interval.limited_pct == 100' >/dev/null ||
+		fail "$1: loose's interval with the state: $(echo "$sl" | jq -c .sample)"
+	echo "$ev" | row /iolat-p/loose | jqe '.interval == null or
+		((.interval.depth_min == null or .interval.depth_min == 1) and
+		 (.interval.limited_pct == null or .interval.limited_pct >= 95))' >/dev/null ||
+		fail "$1: loose's interval with the events: $(echo "$ev" | row /iolat-p/loose | jq -c .interval)"
 	echo "$st" | row /iolat-p/tight | jqe '.depth == "max" and .cookie != null and
-		.state == "throttling" and .target_us == 1000' >/dev/null ||
+		.state == "throttling" and .target_us == 1000 and
+		.sample.interval.samples >= 5 and .sample.interval.depth_min == "max" and
+		.sample.interval.limited_pct == 0' >/dev/null ||
 		fail "$1: tight with the state: $(echo "$st" | row /iolat-p/tight)"
 	sp=$(echo "$st" | row /iolat-p)
 	ep=$(echo "$ev" | row /iolat-p)
@@ -370,10 +383,10 @@ last_frame() {
 # cols: DEVICE CGROUP TARGETus WINLAT ACCLAT SAMP VERDICT ACTION IOPS MB/s DEPTH MINDEP LIMIT% COOKIE STATE
 text_throttling() {
 	last_frame >/tmp/fb-text.out
-	awk '$1 == "iolat0" && $2 == "/iolat-p/loose" && $11 == "1" { f = 1 } END { exit !f }' /tmp/fb-text.out &&
+	awk '$1 == "iolat0" && $2 == "/iolat-p/loose" && $11 == "1" && $12 == "1" && $13 == "100" { f = 1 } END { exit !f }' /tmp/fb-text.out &&
 		awk '$1 == "iolat0" && $2 == "/iolat-p/tight" && $15 == "throttling" { f = 1 } END { exit !f }' /tmp/fb-text.out
 }
-timed_wait 120 "the text view with the state: loose at depth 1, tight throttling" text_throttling ||
+timed_wait 120 "the text view with the state: loose at depth 1 all interval, tight throttling" text_throttling ||
 	fail "the text view with the state: not throttled 120 s after loose's thaw: $(cat /tmp/fb-text.out)"
 freeze_loose "detach"
 kill -INT $p
@@ -381,11 +394,11 @@ wait_for 30 pid_gone $p || fail "iolat-top --no-events -b (state) did not end on
 wait $p || fail "iolat-top --no-events -b (state) exited $?: $(cat /tmp/fb-text.err)"
 thaw_loose
 grep -q "mode: io.stat + functions + state (--no-events)" /tmp/fb-text.out &&
-	grep -q "without the events: VERDICT ACTION MINDEP LIMIT% WAIT/s WAITus MISSED unknown (?); DEPTH ACCLAT COOKIE and culprits as sampled at the refresh" /tmp/fb-text.out ||
+	grep -q "without the events: VERDICT ACTION WAIT/s WAITus MISSED unknown (?); DEPTH ACCLAT COOKIE and culprits as sampled at the refresh, MINDEP LIMIT% over samples every 100 ms at most" /tmp/fb-text.out ||
 	fail "text header with the state: $(head -5 /tmp/fb-text.out)"
-awk '$1 == "iolat0" && $2 == "/iolat-p/loose" { found = 1; exit !($11 == "1" && $14 ~ /^[0-9]+$/ && $12 == "?" && $7 == "?") }
+awk '$1 == "iolat0" && $2 == "/iolat-p/loose" { found = 1; exit !($11 == "1" && $14 ~ /^[0-9]+$/ && $12 == "1" && $13 == "100" && $7 == "?") }
      END { if (!found) exit 1 }' /tmp/fb-text.out ||
-	fail "text with the state: loose's DEPTH 1, COOKIE a number, MINDEP and VERDICT ?: $(grep -E '^iolat0 +/iolat-p/loose ' /tmp/fb-text.out)"
+	fail "text with the state: loose's DEPTH 1, COOKIE a number, MINDEP 1 and LIMIT% 100 sampled, VERDICT ?: $(grep -E '^iolat0 +/iolat-p/loose ' /tmp/fb-text.out)"
 awk '$1 == "iolat0" && $2 == "/iolat-p/tight" { found = 1; exit !($14 ~ /^[0-9]+$/ && $15 == "throttling") }
      END { if (!found) exit 1 }' /tmp/fb-text.out ||
 	fail "text with the state: tight's COOKIE, throttling: $(grep -E '^iolat0 +/iolat-p/tight ' /tmp/fb-text.out)"
