@@ -146,7 +146,8 @@ bench: tools
 # interval with 100, 1,000 and 10,000 cgroups (IOLAT_BENCH_SIZES, _SECS,
 # _SYSCALL_SECS, _WORKERS, _STRACE=1 passed on when set).
 BENCH_ENV := $(foreach v,IOLAT_BENCH_SIZES IOLAT_BENCH_SECS IOLAT_BENCH_SYSCALL_SECS \
-	IOLAT_BENCH_WORKERS IOLAT_BENCH_STRACE IOLAT_BENCH_TOP_ARGS,$(if $($(v)),-e "$(v)=$($(v))"))
+	IOLAT_BENCH_WORKERS IOLAT_BENCH_STRACE IOLAT_BENCH_TOP_ARGS IOLAT_BENCH_PHASES \
+	IOLAT_BENCH_ROUNDS IOLAT_BENCH_THROTTLED_SECS,$(if $($(v)),-e "$(v)=$($(v))"))
 bench-scale: tools
 	@guest/run --kver $(KVER) -t 3600 -e IOLAT_TOOLS=$(BUILD)/tools $(BENCH_ENV) -- $(CURDIR)/guest/bench-scale
 
