@@ -2023,6 +2023,20 @@ static void test_fallback(void)
 	fixture_free(&fx);
 }
 
+/*
+ * The tree scanned, @filter's cgroups kept, the io.stat mode of
+ * --no-events with debug stats off and the state sampled every 100 ms.
+ */
+static void fixture_sampled(struct fixture *fx, const char *filter)
+{
+	scan(fx);
+	fixture_filter(fx, filter);
+	fx->m.mode = TOP_MODE_IOSTAT;
+	fx->m.mode_reason = "--no-events";
+	fx->m.debug_stats = 0;
+	fx->m.sample_ms = 100;
+}
+
 /* A record of the state reader's sample: @path's group on @dev. */
 static struct iolat_state sample_rec(const struct fixture *fx, const char *path, __u32 dev,
 				     __u32 depth, __u32 cookie)
@@ -2105,12 +2119,7 @@ static void test_fallback_sample(void)
 	mkcg("/smp3");
 	put_target("/smp/tight", DEV1, 1000);
 	put_target("/smp2/a", DEV1, 5000);
-	scan(&fx);
-	fixture_filter(&fx, "^/smp");
-	fx.m.mode = TOP_MODE_IOSTAT;
-	fx.m.mode_reason = "--no-events";
-	fx.m.debug_stats = 0;
-	fx.m.sample_ms = 100;
+	fixture_sampled(&fx, "^/smp");
 	/* The hierarchy's root, unscaled: no row of its own. */
 	st[n++] = sample_rec(&fx, "/", DEV1, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
 	/* The parent, its children scaled for tight (resolved: its id). */
@@ -2313,12 +2322,7 @@ static void test_sample_between(void)
 	mkcg("/btw/tight");
 	mkcg("/btw/loose");
 	put_target("/btw/tight", DEV1, 1000);
-	scan(&fx);
-	fixture_filter(&fx, "^/btw");
-	fx.m.mode = TOP_MODE_IOSTAT;
-	fx.m.mode_reason = "--no-events";
-	fx.m.debug_stats = 0;
-	fx.m.sample_ms = 100;
+	fixture_sampled(&fx, "^/btw");
 	st[0] = sample_rec(&fx, "/btw", DEV1, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
 	st[1] = sample_rec(&fx, "/btw/tight", DEV1, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
 	st[2] = sample_rec(&fx, "/btw/loose", DEV1, IOLAT_DEPTH_MAX, TOP_DEFAULT_COOKIE);
