@@ -69,7 +69,7 @@ static const char doc[] =
 "charged and pending) and a sleep line per task that slept in\n"
 "blkcg_maybe_throttle_current() (its io cgroup, pid, comm, time slept).\n"
 "And io.latency's own state, read through the kernel's BTF every 100 ms\n"
-"(--sample-ms; less often where a walk would take over 2% of that): a\n"
+"(--sample-ms; less often where a walk would take over 1% of that): a\n"
 "target written, a parent's cookie moved or its culprit forgotten, a\n"
 "group's depth or use_delay changed, each a line of the event it stands\n"
 "for, marked sampled, with the interval it happened in (-j:\n"
@@ -105,7 +105,7 @@ static const struct argp_option opts[] = {
 	{ "no-events", OPT_NO_EVENTS, NULL, 0, "Do without the iolatency events even if the kernel has them: log what the controller's functions show, as on a kernel without the series", 0 },
 	{ "no-functions", OPT_NO_FUNCTIONS, NULL, 0, "Without the events, trace none of the controller's functions: as on a kernel that inlines them (with --no-state too: exit 3)", 0 },
 	{ "no-state", OPT_NO_STATE, NULL, 0, "Without the events, do not sample io.latency's state", 0 },
-	{ "sample-ms", OPT_SAMPLE_MS, "MS", 0, "Without the events, sample io.latency's state every MS milliseconds at most (10-10000, default 100; longer where a walk would take over 2% of it)", 0 },
+	{ "sample-ms", OPT_SAMPLE_MS, "MS", 0, "Without the events, sample io.latency's state every MS milliseconds at most (10-10000, default 100; longer where a walk would take over 1% of it)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},

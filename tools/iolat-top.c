@@ -124,7 +124,7 @@ static const char doc[] =
 "blkcg_debug_stats, COOKIE, ACCLAT (the accumulated statistic), WINLAT's\n"
 "running average on rotational queues, and a parent's children's cookie\n"
 "and culprit, as sampled at the refresh; and every 100 ms between\n"
-"(--sample-ms; less often where a walk would take over 2% of that),\n"
+"(--sample-ms; less often where a walk would take over 1% of that),\n"
 "MINDEP and LIMIT% over the interval's samples (JSON: the sample's\n"
 "interval), where a depth held for less than a period may not show.  The\n"
 "rest only the events tell (what a sample cannot: windows, scalings,\n"
@@ -184,7 +184,7 @@ static const struct argp_option opts[] = {
 	{ "no-functions", OPT_NO_FUNCTIONS, NULL, 0, "In the io.stat mode, trace none of the controller's functions: as on a kernel that inlines them (no BPF loaded)", 0 },
 	{ "iostat-files", OPT_IOSTAT_FILES, NULL, 0, "Read each cgroup's io.stat file, not the cgroup iterator's one walk (to compare the two; as where it cannot be loaded)", 0 },
 	{ "no-state", OPT_NO_STATE, NULL, 0, "In the io.stat mode, do not read io.latency's own state through BTF: depth and use_delay from io.stat's debug keys alone, cookies and culprits unknown (to compare the two; as where it cannot be read)", 0 },
-	{ "sample-ms", OPT_SAMPLE_MS, "MS", 0, "In the io.stat mode with the state, sample it every MS milliseconds at most between refreshes, for MINDEP and LIMIT% (10-10000, default 100; longer where a walk would take over 2% of it)", 0 },
+	{ "sample-ms", OPT_SAMPLE_MS, "MS", 0, "In the io.stat mode with the state, sample it every MS milliseconds at most between refreshes, for MINDEP and LIMIT% (10-10000, default 100; longer where a walk would take over 1% of it)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
