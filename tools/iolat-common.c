@@ -881,6 +881,11 @@ double iolat_mono(void)
 	return clock_secs(CLOCK_MONOTONIC);
 }
 
+double iolat_thread_cpu(void)
+{
+	return clock_secs(CLOCK_THREAD_CPUTIME_ID);
+}
+
 double iolat_next_tick(double tick, double interval, double now)
 {
 	double k = floor((now - tick) / interval) + 1;

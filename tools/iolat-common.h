@@ -227,6 +227,7 @@ int iolat_fmt_u64(char *buf, size_t size, unsigned long long v);
 const char *iolat_clock(double t);
 double iolat_now(void);	/* CLOCK_REALTIME in seconds */
 double iolat_mono(void);	/* CLOCK_MONOTONIC in seconds */
+double iolat_thread_cpu(void);	/* the calling thread's CPU time, seconds */
 /*
  * The first tick @tick + k * @interval (k >= 1) after @now, all seconds of
  * CLOCK_MONOTONIC: ticks missed while a refresh ran long are skipped.

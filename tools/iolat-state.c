@@ -399,9 +399,9 @@ int iolat_state_sample(struct iolat_state_reader *r, struct iolat_state *buf, si
 	return 0;
 }
 
-double iolat_state_next(double start, double end, int sample_ms)
+double iolat_state_next(double start, double cpu, int sample_ms)
 {
-	double period = (end - start) * IOLAT_STATE_DUTY;
+	double period = cpu * IOLAT_STATE_DUTY;
 
 	if (period < sample_ms / 1000.0)
 		period = sample_ms / 1000.0;

@@ -92,17 +92,24 @@ void iolat_state_close(struct iolat_state_reader *r);
  * window of its own.  A walk costs about 0.4 ms of CPU per 100 groups
  * under TCG (5% of one CPU at 1,000 groups and 40% at 10,000 every
  * 100 ms, 0.9% and 4.5% every second, 2026-12-07), and holds the cgroup
- * mutex while it runs: the period stretches so that the walk takes at
- * most 1/IOLAT_STATE_DUTY of it (iolat-snoop at 1,000 groups under TCG,
- * 2026-12-08: 1.27% of one CPU at 1/100, 2.42% at 1/50).
+ * mutex while it runs: the period stretches so that the walk's CPU time
+ * is at most 1/IOLAT_STATE_DUTY of it (iolat-snoop at 1,000 groups under
+ * TCG, 2026-12-08: 1.27% of one CPU at 1/100, 2.42% at 1/50).  CPU time,
+ * not the walk's length: a walk that waited for the mutex (another
+ * walker, a cgroup made or removed) cost nothing more, and a hundred
+ * times that wait made the next sample seconds late.
  */
 #define IOLAT_STATE_SAMPLE_MS 100
 #define IOLAT_STATE_SAMPLE_MS_MIN 10
 #define IOLAT_STATE_SAMPLE_MS_MAX 10000
 #define IOLAT_STATE_DUTY 100
 
-/* The next sample's time after a walk from @start to @end (seconds). */
-double iolat_state_next(double start, double end, int sample_ms);
+/*
+ * The next sample's time after a walk that began at @start
+ * (iolat_mono()) and took @cpu seconds of the thread's CPU time
+ * (iolat_thread_cpu()'s growth).
+ */
+double iolat_state_next(double start, double cpu, int sample_ms);
 
 /* --sample-ms's @arg: milliseconds, or -1 (TOOL: and why on stderr). */
 int iolat_state_parse_ms(const char *tool, const char *arg);
