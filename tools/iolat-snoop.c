@@ -26,7 +26,6 @@
 
 #define TOOL "iolat-snoop"
 
-
 static struct env {
 	__u32 dev;
 	const char *dev_arg;
