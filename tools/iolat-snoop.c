@@ -299,12 +299,11 @@ static int state_sample(void)
 {
 	static bool told, told_dropped;
 	struct iolat_state_walk walk;
-	double t[2], start = iolat_mono(), cpu = iolat_thread_cpu();
+	double t[2];
 	int err;
 
-	err = iolat_state_sample(state_reader, state_buf, IOLAT_STATE_MAX, &walk);
-	/* Due again a period on, whether this walk worked or not. */
-	state_next = iolat_state_next(start, iolat_thread_cpu() - cpu, env.sample_ms);
+	err = iolat_state_sample_paced(state_reader, state_buf, IOLAT_STATE_MAX, &walk,
+				       env.sample_ms, &state_next);
 	if (err) {
 		if (!told)
 			fprintf(stderr, TOOL ": io.latency's state not read: its walk failed: "

@@ -399,13 +399,19 @@ int iolat_state_sample(struct iolat_state_reader *r, struct iolat_state *buf, si
 	return 0;
 }
 
-double iolat_state_next(double start, double cpu, int sample_ms)
+int iolat_state_sample_paced(struct iolat_state_reader *r, struct iolat_state *buf,
+			     size_t cap, struct iolat_state_walk *walk, int sample_ms,
+			     double *next)
 {
-	double period = cpu * IOLAT_STATE_DUTY;
+	double start = iolat_mono(), cpu = iolat_thread_cpu(), period;
+	int err;
 
+	err = iolat_state_sample(r, buf, cap, walk);
+	period = (iolat_thread_cpu() - cpu) * IOLAT_STATE_DUTY;
 	if (period < sample_ms / 1000.0)
 		period = sample_ms / 1000.0;
-	return start + period;
+	*next = start + period;
+	return err;
 }
 
 int iolat_state_parse_ms(const char *tool, const char *arg)

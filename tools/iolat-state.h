@@ -105,11 +105,14 @@ void iolat_state_close(struct iolat_state_reader *r);
 #define IOLAT_STATE_DUTY 100
 
 /*
- * The next sample's time after a walk that began at @start
- * (iolat_mono()) and took @cpu seconds of the thread's CPU time
- * (iolat_thread_cpu()'s growth).
+ * iolat_state_sample(), and in *@next when the next sample is due
+ * (iolat_mono()'s clock), whether this walk worked or not: @sample_ms
+ * after this one began, or later where the walk's CPU time was more than
+ * 1/IOLAT_STATE_DUTY of that.
  */
-double iolat_state_next(double start, double cpu, int sample_ms);
+int iolat_state_sample_paced(struct iolat_state_reader *r, struct iolat_state *buf,
+			     size_t cap, struct iolat_state_walk *walk, int sample_ms,
+			     double *next);
 
 /* --sample-ms's @arg: milliseconds, or -1 (TOOL: and why on stderr). */
 int iolat_state_parse_ms(const char *tool, const char *arg);

@@ -502,13 +502,12 @@ static int state_sample(void)
 	static char why[128];
 	static bool told, told_dropped;
 	struct iolat_state_walk walk;
-	double start = iolat_mono(), cpu = iolat_thread_cpu();
 	int err;
 
 	if (!state_reader)
 		return 0;
-	err = iolat_state_sample(state_reader, state_buf, IOLAT_STATE_MAX, &walk);
-	state_next = iolat_state_next(start, iolat_thread_cpu() - cpu, env.sample_ms);
+	err = iolat_state_sample_paced(state_reader, state_buf, IOLAT_STATE_MAX, &walk,
+				       env.sample_ms, &state_next);
 	if (err) {
 		snprintf(why, sizeof(why), "its walk failed: %s", strerror(-err));
 		model.state_why = why;
@@ -538,11 +537,10 @@ static int state_sample(void)
 static int state_sample_between(void)
 {
 	struct iolat_state_walk walk;
-	double start = iolat_mono(), cpu = iolat_thread_cpu();
 	int err;
 
-	err = iolat_state_sample(state_reader, state_buf, IOLAT_STATE_MAX, &walk);
-	state_next = iolat_state_next(start, iolat_thread_cpu() - cpu, env.sample_ms);
+	err = iolat_state_sample_paced(state_reader, state_buf, IOLAT_STATE_MAX, &walk,
+				       env.sample_ms, &state_next);
 	return err ? 0 : top_model_add_between(&model, state_buf, walk.count);
 }
 
